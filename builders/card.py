@@ -1,0 +1,85 @@
+"""The dataset card (README.md with YAML metadata) of a challenge repo, rendered from its manifest.
+
+The metadata comes from ``huggingface_hub.DatasetCardData`` (``configs``, ``language``, licence
+inherited from the sources, ...); the prose comes from ``dataset_cards/templates/challenge_set.md``.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from typing import Any
+
+from builders.stats import STATS_HEADER, format_table, stats_table_rows
+
+SIZE_CATEGORIES = ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"), (1_000_000, "100K<n<1M"))
+
+
+def size_category(rows: int) -> str:
+    """The Hub's ``size_categories`` bucket of a row count."""
+    for limit, name in SIZE_CATEGORIES:
+        if rows < limit:
+            return name
+    return "1M<n<10M"
+
+
+def _cell(text: Any) -> str:
+    """Text safe inside a Markdown table cell."""
+    value = " ".join(text) if isinstance(text, list) else str(text)
+    value = value.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+    return value if len(value) <= 300 else value[:297] + "..."
+
+
+def _unique(items: list[str]) -> list[str]:
+    return list(dict.fromkeys(i for i in items if i))
+
+
+def render_card(manifest: dict[str, Any], repo_hint: str = "ORG/NAME") -> str:
+    """README.md text for the repo described by ``manifest``."""
+    from huggingface_hub import DatasetCard, DatasetCardData
+
+    configs = manifest["configs"]
+    entries = []
+    all_rows: list[tuple[Any, ...]] = []
+    for name, entry in configs.items():
+        table_rows = stats_table_rows(name, entry["spec"]["split"], entry["stats"])
+        all_rows.extend(table_rows)
+        entries.append({
+            **entry["card"],
+            "name": name,
+            "split": entry["spec"]["split"],
+            "seed": entry["spec"]["seed"],
+            "fields": entry["spec"]["fields"],
+            "lang": entry["spec"]["lang"],
+            "source": entry["spec"]["source"],
+            "stats": entry["stats"],
+            "stats_table": format_table(STATS_HEADER, table_rows, markdown=True),
+            "examples": [{k: _cell(v) for k, v in e.items()} for e in entry["examples"]],
+        })
+    card_data = DatasetCardData(
+        language=sorted({e["lang"] for e in entries}),
+        license=_unique([e["license"] for e in entries]) if len({e["license"] for e in entries}) > 1 else entries[0]["license"],
+        annotations_creators=["machine-generated"],
+        language_creators=["machine-generated"],
+        multilinguality="multilingual" if len({e["lang"] for e in entries}) > 1 else "monolingual",
+        size_categories=size_category(max(e["stats"]["rows"] for e in entries)),
+        source_datasets=_unique([f"extended|{e['hub_id']}" if e["hub_id"] else "original" for e in entries]),
+        task_categories=_unique([e["task_category"] for e in entries]),
+        pretty_name=manifest.get("pretty_name") or "noisecraft challenge set",
+        tags=["robustness", "noise", "challenge-set", "noisecraft", *_unique([e["noise_name"] for e in entries])],
+        configs=[{"config_name": e["name"], "data_files": [{"split": e["split"], "path": f"{e['name']}/{e['split']}-*.parquet"}]}
+                 for e in entries],
+    )
+    template = (resources.files("dataset_cards") / "templates" / "challenge_set.md").read_text(encoding="utf-8")
+    citations = "\n\n".join(_unique([c for e in entries for c in (e["source_citation"], e["noise_citation"])]))
+    card = DatasetCard.from_template(
+        card_data,
+        template_str=template,
+        pretty_name=card_data.pretty_name,
+        version=manifest["version"],
+        toolkit_version=manifest["toolkit_version"],
+        configs=entries,
+        stats_table=format_table(STATS_HEADER, all_rows, markdown=True),
+        repo_hint=repo_hint,
+        citations=citations,
+    )
+    return str(card)

@@ -1,0 +1,195 @@
+"""``noisecraft``: build robustness challenge sets from clean benchmarks.
+
+This module is the only place that wires sources, noise models, the repo writer and the card
+together. Heavy libraries (datasets, pyarrow, jiwer, sacrebleu) are imported only by the
+commands that need them, so ``noisecraft --help`` stays instant.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from builders import __version__
+from builders.errors import ConfigError, NoisecraftError
+
+DEFAULT_DATASET_VERSION = "1.0.0"
+
+EPILOG = """examples:
+  noisecraft demo
+  noisecraft build --source xquad --lang de --noise keyboard --out out/
+  noisecraft build --source xquad --lang de --lang ru --data-file 'xquad/xquad.{lang}.json' --out out/
+  noisecraft build --source glue/mrpc --noise swap --rate 0.1 --seed 3 --out out/
+  noisecraft build --source glue/mnli --noise copysort --data-file MNLI/dev_matched.tsv --out out/
+  noisecraft build --source wikiann --lang th --noise keyboard --protect-entities --out out/
+"""
+
+
+def _parser() -> argparse.ArgumentParser:
+    from builders.noise.registry import NOISE_MODELS
+    from builders.sources.registry import SOURCE_NAMES
+
+    parser = argparse.ArgumentParser(
+        prog="noisecraft",
+        description="Turn clean NLP benchmarks into shareable robustness challenge sets (Hugging Face datasets).",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"noisecraft {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    demo = commands.add_parser(
+        "demo", help="build a challenge set from the built-in sample, load it back and print its statistics",
+        description="Build keyboard, swap and shuffle configs from the built-in SQuAD-format sample (no network), "
+                    "write them as a Hub repo folder, load each back with datasets.load_dataset and print statistics.",
+    )
+    demo.add_argument("--out", type=Path, default=Path("noisecraft-demo"), help="output folder (default: %(default)s)")
+    demo.add_argument("--seed", type=int, default=0, help="random seed (default: %(default)s)")
+
+    build = commands.add_parser(
+        "build", help="build challenge-set configs (noise x language) into a Hub repo folder",
+        description="Load a benchmark (Hub or local original-format file), perturb its fields with a noise model "
+                    "and write one config per (language, noise) into --out, with a dataset card.",
+        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    data = build.add_argument_group("data")
+    data.add_argument("--source", required=True, choices=SOURCE_NAMES, metavar="SOURCE",
+                      help=f"benchmark: {', '.join(SOURCE_NAMES)}")
+    data.add_argument("--lang", action="append", metavar="LANG",
+                      help="language (repeat for several configs; default: en)")
+    data.add_argument("--data-file", metavar="PATH",
+                      help="local file in the original release format instead of the Hub (SQuAD JSON, GLUE TSV, "
+                           "XNLI TSV, WikiANN lang:token<TAB>tag); '{lang}' in the path is replaced by each --lang")
+    data.add_argument("--split", help="split to build (default: the benchmark's evaluation split)")
+    data.add_argument("--fields", nargs="+", metavar="FIELD",
+                      help="fields to perturb (default: the source's, e.g. question for SQuAD)")
+
+    noise = build.add_argument_group("noise")
+    noise.add_argument("--noise", action="append", metavar="NAME",
+                       help=f"noise model, optionally versioned (repeatable; default: keyboard): "
+                            f"{', '.join(f'{m.name}@{m.version}' for m in NOISE_MODELS.values())}")
+    noise.add_argument("--rate", type=float, default=0.25,
+                       help="per-word probability of a typo for keyboard/swap (default: %(default)s, as in NoiseQA)")
+    noise.add_argument("--layout", help="keyboard layout name or .toml file (default: the language's native layout)")
+    noise.add_argument("--mode", choices=("noiseqa", "coles"), default="noiseqa",
+                       help="keyboard protocol: noiseqa (row neighbours, lower-case letters) or coles (distance-1 "
+                            "keys, first/last kept, words > 4 chars) (default: %(default)s)")
+    noise.add_argument("--seed", type=int, default=0, help="random seed (default: %(default)s)")
+    noise.add_argument("--protect-entities", action="store_true",
+                       help="token-tag tasks: leave entity tokens unperturbed")
+
+    out = build.add_argument_group("output")
+    out.add_argument("--out", type=Path, required=True, help="output folder (a Hub dataset repo on disk)")
+    out.add_argument("--config-name", help="config name (only with a single language and noise; "
+                                           "default: <source>-<lang>-<noise>)")
+    out.add_argument("--dataset-version", default=DEFAULT_DATASET_VERSION,
+                     help="version of the dataset in --out (default: %(default)s)")
+    out.add_argument("--name", help="pretty name of the dataset for its card")
+    out.add_argument("--overwrite", action="store_true", help="replace a config of the same name built differently")
+
+    run = build.add_argument_group("execution")
+    run.add_argument("--num-proc", type=int, default=1, help="worker processes (default: %(default)s)")
+    run.add_argument("--batch-size", type=int, default=1000, help="rows per batch (default: %(default)s)")
+    run.add_argument("--no-progress", action="store_true", help="hide progress bars")
+
+    commands.add_parser("layouts", help="list the built-in keyboard layouts and their languages",
+                        description="List the built-in keyboard layouts and their languages.")
+    return parser
+
+
+def _print_stats(built: Sequence[object]) -> None:
+    from builders.stats import STATS_HEADER, format_table, stats_table_rows
+
+    rows = [r for b in built for r in stats_table_rows(b.name, b.split, b.stats)]  # type: ignore[attr-defined]
+    print(format_table(STATS_HEADER, rows))
+
+
+def cmd_build(args: argparse.Namespace) -> int:
+    from builders.build import ConfigRequest, build_config, write_card
+    from builders.repo import ChallengeRepo
+
+    langs = args.lang or ["en"]
+    noises = args.noise or ["keyboard"]
+    if args.config_name and len(langs) * len(noises) > 1:
+        raise ConfigError("--config-name names a single config: give one --lang and one --noise")
+    if args.num_proc < 1 or args.batch_size < 1:
+        raise ConfigError("--num-proc and --batch-size must be at least 1")
+    if args.data_file and len(langs) > 1 and "{lang}" not in args.data_file:
+        raise ConfigError("several --lang with one --data-file: put '{lang}' in the path")
+    repo = ChallengeRepo(args.out, args.dataset_version, args.name)
+    built = []
+    start = time.perf_counter()
+    for lang, noise in itertools.product(langs, noises):
+        request = ConfigRequest(
+            source=args.source, noise=noise, lang=lang, split=args.split,
+            data_file=Path(args.data_file.replace("{lang}", lang)) if args.data_file else None,
+            rate=args.rate, layout=args.layout, mode=args.mode, seed=args.seed,
+            fields=tuple(args.fields) if args.fields else None, config_name=args.config_name,
+            protect_entities=args.protect_entities,
+        )
+        built.append(build_config(repo, request, num_proc=args.num_proc, batch_size=args.batch_size,
+                                  overwrite=args.overwrite, progress=not args.no_progress))
+    card = write_card(repo)
+    _print_stats(built)
+    print(f"\nwrote {len(built)} config(s) to {args.out} in {time.perf_counter() - start:.1f} s; card: {card}")
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    import datasets
+
+    from builders.build import ConfigRequest, build_config, write_card
+    from builders.repo import ChallengeRepo
+
+    datasets.disable_progress_bars()
+    repo = ChallengeRepo(args.out, DEFAULT_DATASET_VERSION, "noisecraft demo challenge set")
+    requests = [
+        ConfigRequest(source="demo", noise="keyboard", seed=args.seed, config_name="keyboard-noiseqa"),
+        ConfigRequest(source="demo", noise="keyboard", mode="coles", seed=args.seed, config_name="keyboard-coles"),
+        ConfigRequest(source="demo", noise="swap", seed=args.seed, config_name="swap"),
+        ConfigRequest(source="demo", noise="shuffle", seed=args.seed, config_name="shuffle"),
+    ]
+    built = [build_config(repo, r, progress=False) for r in requests]
+    write_card(repo)
+    print(f"built {len(built)} configs in {args.out}; loading them back with datasets.load_dataset:\n")
+    for b in built:
+        dataset = datasets.load_dataset(str(args.out), b.name, split=b.split)
+        if dataset.num_rows != b.stats["rows"]:
+            raise NoisecraftError(f"{b.name}: load_dataset returned {dataset.num_rows} rows, expected {b.stats['rows']}")
+        row = next((r for r in dataset if r["noise_edits"]), dataset[0])
+        print(f"  {b.name:17} {dataset.num_rows} rows   {row['original_question']!r}\n  {'':17} {'':>8}       -> {row['question']!r}")
+    print()
+    _print_stats(built)
+    print(f"\ncard: {args.out / 'README.md'}")
+    return 0
+
+
+def cmd_layouts(args: argparse.Namespace) -> int:
+    from builders.noise.keyboard_layouts import builtin_layouts
+
+    for layout in builtin_layouts().values():
+        print(f"{layout.name:16} {','.join(layout.languages):8} {len(layout.keys):3} keys  {layout.description}")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``noisecraft`` console script."""
+    args = _parser().parse_args(argv)
+    handlers = {"build": cmd_build, "demo": cmd_demo, "layouts": cmd_layouts}
+    try:
+        return handlers[args.command](args)
+    except NoisecraftError as exc:
+        print(f"noisecraft: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("noisecraft: interrupted; files already written are complete (each is renamed into place).",
+              file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

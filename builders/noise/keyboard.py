@@ -1,0 +1,114 @@
+"""Keyboard typos: a character becomes the character of a neighbouring key.
+
+Two protocols from the literature, selected with ``mode``:
+
+* ``noiseqa`` (NoiseQA, Ravichander et al. 2021): each word, with probability ``rate``, gets one
+  lower-case letter replaced by the letter key immediately left or right of it on the same row.
+* ``coles``: each word longer than 4 characters, with probability ``rate``, gets one interior
+  character (first and last kept) replaced by any key within distance 1, on the same layer as
+  the original character, so ``W`` gives an upper-case neighbour.
+
+Neighbours come from key coordinates (:mod:`builders.noise.keyboard_layouts`); characters that
+are not on the layout but decompose to a letter that is (Vietnamese ``ế`` on QWERTY) keep their
+diacritics. Words touching a protected span are left alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import ClassVar, Literal
+
+from builders.edits import Edit, Noised, Span, noised_from_edits
+from builders.errors import ConfigError
+from builders.noise.base import NoiseModel
+from builders.noise.keyboard_layouts import NeighbourTable, load_layout
+from builders.seeding import ExampleRng
+from builders.text_units import word_pattern
+
+MODES = ("noiseqa", "coles")
+
+NOISEQA_CITATION = """@inproceedings{ravichander-etal-2021-noiseqa,
+  title = {{NoiseQA}: Challenge Set Evaluation for User-Centric Question Answering},
+  author = {Ravichander, Abhilasha and Dalmia, Siddharth and Ryskina, Maria and Metze, Florian and Hovy, Eduard and Black, Alan W},
+  booktitle = {Proceedings of the 16th Conference of the European Chapter of the Association for Computational Linguistics},
+  year = {2021},
+  pages = {2976--2992}
+}"""
+
+
+def check_rate(rate: float) -> float:
+    """Rates are probabilities per word."""
+    if not 0.0 <= rate <= 1.0:
+        raise ConfigError(f"--rate must be between 0 and 1, got {rate}")
+    return rate
+
+
+@dataclass(frozen=True)
+class KeyboardTypos(NoiseModel):
+    """Per-word keyboard typos on a given layout (see module docstring)."""
+
+    rate: float = 0.25
+    layout: str = "qwerty"
+    mode: Literal["noiseqa", "coles"] = "noiseqa"
+    _table: NeighbourTable = field(init=False, repr=False, compare=False)
+
+    name: ClassVar[str] = "keyboard"
+    version: ClassVar[int] = 1
+    citation: ClassVar[str] = NOISEQA_CITATION
+
+    def __post_init__(self) -> None:
+        check_rate(self.rate)
+        if self.mode not in MODES:
+            raise ConfigError(f"unknown keyboard mode {self.mode!r}; choose one of {', '.join(MODES)}")
+        layout = load_layout(self.layout)
+        table = layout.row_neighbours() if self.mode == "noiseqa" else layout.distance_neighbours()
+        object.__setattr__(self, "_table", table)
+
+    def describe(self) -> str:
+        if self.mode == "noiseqa":
+            how = "one lower-case letter becomes the letter key just left or right of it on the same row (NoiseQA)"
+        else:
+            how = ("one interior character of a word longer than 4 characters becomes any key within "
+                   "distance 1 on the same layer, first and last characters kept (CoLeS protocol)")
+        return (f"Keyboard typos on the `{self.layout}` layout: each word, with probability {self.rate}, "
+                f"gets a typo: {how}. Case is preserved and diacritics of decomposable characters are kept.")
+
+    def params(self) -> dict[str, object]:
+        return {"rate": self.rate, "layout": self.layout, "mode": self.mode}
+
+    def apply(
+        self,
+        texts: Sequence[str],
+        rngs: Sequence[ExampleRng],
+        protected: Sequence[Sequence[Span]] | None = None,
+    ) -> list[Noised]:
+        finditer = word_pattern().finditer
+        table = self._table
+        rate = self.rate
+        coles = self.mode == "coles"
+        results: list[Noised] = []
+        for index, text in enumerate(texts):
+            spans = protected[index] if protected else ()
+            random = rngs[index].random
+            edits: list[Edit] = []
+            for match in finditer(text):
+                word = match.group()
+                if coles and len(word) <= 4:
+                    continue
+                start = match.start()
+                if spans and any(start < e and s < match.end() for s, e in spans):
+                    continue
+                if random() >= rate:
+                    continue
+                if coles:
+                    positions = [i for i in range(1, len(word) - 1) if table[word[i]]]
+                else:
+                    positions = [i for i, ch in enumerate(word) if table[ch]]
+                if not positions:
+                    continue
+                i = positions[int(random() * len(positions))]
+                options = table[word[i]]
+                edits.append(Edit(start + i, start + i + 1, word[i], options[int(random() * len(options))], "keyboard"))
+            results.append(noised_from_edits(text, edits))
+        return results

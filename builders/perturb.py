@@ -1,0 +1,188 @@
+"""The pure heart of a build: rows of one shard -> challenge rows, with labels kept valid.
+
+:func:`perturb_rows` depends only on the rows it is given and the :class:`NoiseJob`; every
+example's randomness comes from its own id (:mod:`builders.seeding`), so shards can be cut,
+ordered and processed anywhere and the concatenated output is the same.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from builders.edits import Edit, Noised, Span, remap_span
+from builders.errors import ConfigError
+from builders.noise.base import NoiseModel
+from builders.seeding import example_rng
+from builders.sources.base import SourceInfo
+
+TOKEN_SEPARATOR = " "
+
+
+@dataclass(frozen=True)
+class NoiseJob:
+    """What to do to every row of a config: model, seed, fields, and the source's label layout."""
+
+    model: NoiseModel
+    seed: int
+    fields: tuple[str, ...]
+    source: SourceInfo
+    protect_entities: bool = False
+
+    def __post_init__(self) -> None:
+        validate_fields(self.model, self.source, self.fields)
+
+    @property
+    def params_json(self) -> str:
+        return json.dumps(self.model.params(), sort_keys=True, ensure_ascii=False)
+
+
+def validate_fields(model: NoiseModel, source: SourceInfo, fields: Sequence[str]) -> None:
+    """Refuse combinations that cannot keep labels valid, before any work is done."""
+    if not fields:
+        raise ConfigError("no field to perturb")
+    tokens_column = source.token_tags[0] if source.token_tags else None
+    for name in fields:
+        if model.pair_input:
+            if not source.pair_fields:
+                raise ConfigError(f"{model.noise_id} needs a text-pair task; {source.name} has a single text")
+            if name != source.pair_fields[1]:
+                raise ConfigError(f"{model.noise_id} rewrites the second text of a pair: use --fields "
+                                  f"{source.pair_fields[1]} for {source.name}")
+        if model.rewrites_whole_field and name in source.span_labels:
+            raise ConfigError(f"{model.noise_id} rewrites the whole '{name}' field, which would destroy the "
+                              f"'{source.span_labels[name]}' spans inside it; choose another field")
+        if model.rewrites_whole_field and name == tokens_column:
+            raise ConfigError(f"{model.noise_id} reorders tokens, which would break their one-tag-per-token "
+                              f"alignment in {source.name}; choose a token-level noise")
+
+
+def _token_spans(tokens: Sequence[str]) -> list[Span]:
+    spans: list[Span] = []
+    cursor = 0
+    for token in tokens:
+        spans.append((cursor, cursor + len(token)))
+        cursor += len(token) + len(TOKEN_SEPARATOR)
+    return spans
+
+
+def _edit_record(name: str, edit: Edit) -> dict[str, Any]:
+    return {"field": name, "start": edit.start, "end": edit.end, "original": edit.original,
+            "replacement": edit.replacement, "kind": edit.kind}
+
+
+class _Row:
+    """Output row under construction; ``drop`` holds the reason when it cannot be kept."""
+
+    __slots__ = ("out", "edits", "drop")
+
+    def __init__(self, row: dict[str, Any]) -> None:
+        self.out = dict(row)
+        self.edits: list[dict[str, Any]] = []
+        self.drop: str | None = None
+
+
+def perturb_rows(job: NoiseJob, rows: Sequence[dict[str, Any]]) -> tuple[list[dict[str, Any]], Counter[str]]:
+    """Noise ``job.fields`` of ``rows``; return kept output rows (input order) and drop reasons."""
+    model = job.model
+    noise_id, digest = model.noise_id, model.digest()
+    states = [_Row(row) for row in rows]
+    tokens_column = job.source.token_tags[0] if job.source.token_tags else None
+    for name in job.fields:
+        texts: list[Any] = []
+        protected: list[list[Span]] = []
+        for row in rows:
+            if name not in row:
+                raise ConfigError(f"field {name!r} is not a column of {job.source.name}; columns: {', '.join(row)}")
+            if name == tokens_column:
+                texts.append(TOKEN_SEPARATOR.join(row[name]))
+                protected.append(_entity_spans(row, job) if job.protect_entities else [])
+            elif model.pair_input:
+                assert job.source.pair_fields is not None
+                texts.append((row[job.source.pair_fields[0]], row[name]))
+                protected.append([])
+            else:
+                texts.append(row[name])
+                protected.append(_answer_spans(row[job.source.span_labels[name]]) if name in job.source.span_labels else [])
+        rngs = [example_rng(job.seed, noise_id, digest, str(row["id"]), name) for row in rows]
+        results = model.apply(texts, rngs, protected if any(protected) else None)
+        for state, row, noised in zip(states, rows, results):
+            if state.drop is None:
+                _record(state, row, name, noised, job, tokens_column)
+    kept: list[dict[str, Any]] = []
+    dropped: Counter[str] = Counter()
+    for state in states:
+        if state.drop is not None:
+            dropped[state.drop] += 1
+            continue
+        state.out["noise_edits"] = state.edits
+        state.out["noise_name"] = model.name
+        state.out["noise_version"] = model.version
+        state.out["noise_params"] = job.params_json
+        state.out["noise_seed"] = job.seed
+        kept.append(state.out)
+    return kept, dropped
+
+
+def _answer_spans(answers: dict[str, list[Any]]) -> list[Span]:
+    return [(s, s + len(t)) for t, s in zip(answers["text"], answers["answer_start"])]
+
+
+def _entity_spans(row: dict[str, Any], job: NoiseJob) -> list[Span]:
+    assert job.source.token_tags is not None
+    tokens_column, tags_column = job.source.token_tags
+    spans = _token_spans(row[tokens_column])
+    return [span for span, tag in zip(spans, row[tags_column]) if tag != 0]
+
+
+def _record(state: _Row, row: dict[str, Any], name: str, noised: Noised, job: NoiseJob, tokens_column: str | None) -> None:
+    """Put one field's noise into the output row, re-checking every label it carries."""
+    if noised.failure is not None:
+        state.drop = noised.failure
+        return
+    original = row[name]
+    state.out[f"original_{name}"] = original
+    state.edits.extend(_edit_record(name, e) for e in noised.edits)
+    if name == tokens_column:
+        new_tokens = []
+        for start, end in _token_spans(original):
+            span = _remap_token(start, end, noised.edits)
+            token = noised.text[span[0] : span[1]] if span else ""
+            if not token or any(ch.isspace() for ch in token):
+                state.drop = f"{job.model.noise_id} changed a token boundary"
+                return
+            new_tokens.append(token)
+        state.out[name] = new_tokens
+        return
+    state.out[name] = noised.text
+    label_column = job.source.span_labels.get(name)
+    if label_column is None or not noised.edits:
+        return
+    answers = row[label_column]
+    starts = []
+    for text, start in zip(answers["text"], answers["answer_start"]):
+        span = remap_span(start, start + len(text), noised.edits)
+        if span is None or noised.text[span[0] : span[1]] != text:
+            state.drop = f"answer span changed by {job.model.noise_id}"
+            return
+        starts.append(span[0])
+    state.out[label_column] = {"text": list(answers["text"]), "answer_start": starts}
+
+
+def _remap_token(start: int, end: int, edits: Sequence[Edit]) -> Span | None:
+    """Noisy offsets of a token whose inside may be edited; ``None`` if an edit crosses its ends."""
+    before = inside = 0
+    for edit in edits:
+        delta = len(edit.replacement) - (edit.end - edit.start)
+        if edit.end <= start:
+            before += delta
+        elif edit.start >= end:
+            break
+        elif start <= edit.start and edit.end <= end:
+            inside += delta
+        else:
+            return None
+    return start + before, end + before + inside

@@ -1,0 +1,124 @@
+"""WikiANN NER: tokens with IOB2 tags, from the Hub or Rahimi et al.'s ``lang:token<TAB>tag`` files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from builders.errors import InputError
+from builders.sources.base import SourceData, SourceInfo, check_language, load_hub_rows, read_text
+
+WIKIANN_CITATION = """@inproceedings{pan-etal-2017-cross,
+  title = {Cross-lingual Name Tagging and Linking for 282 Languages},
+  author = {Pan, Xiaoman and Zhang, Boliang and May, Jonathan and Nothman, Joel and Knight, Kevin and Ji, Heng},
+  booktitle = {Proceedings of the 55th Annual Meeting of the Association for Computational Linguistics},
+  year = {2017},
+  pages = {1946--1958}
+}
+@inproceedings{rahimi-etal-2019-massively,
+  title = {Massively Multilingual Transfer for {NER}},
+  author = {Rahimi, Afshin and Li, Yuan and Cohn, Trevor},
+  booktitle = {Proceedings of the 57th Annual Meeting of the Association for Computational Linguistics},
+  year = {2019},
+  pages = {151--164}
+}"""
+
+TAGS = ("O", "B-PER", "I-PER", "B-ORG", "I-ORG", "B-LOC", "I-LOC")
+
+WIKIANN = SourceInfo(
+    name="wikiann", hub_id="unimelb-nlp/wikiann", task_category="token-classification", license="unknown",
+    citation=WIKIANN_CITATION, default_split="test", default_fields=("tokens",), token_tags=("tokens", "ner_tags"),
+    languages=("ar", "de", "el", "en", "es", "fr", "hi", "ja", "ru", "th", "tr", "vi", "zh"),
+    pretty="WikiANN",
+)
+
+
+def wikiann_features() -> Any:
+    """The Hub features of WikiANN, plus the stable ``id``."""
+    import datasets
+
+    return datasets.Features({
+        "tokens": datasets.List(datasets.Value("string")),
+        "ner_tags": datasets.List(datasets.ClassLabel(names=list(TAGS))),
+        "langs": datasets.List(datasets.Value("string")),
+        "spans": datasets.List(datasets.Value("string")),
+        "id": datasets.Value("string"),
+    })
+
+
+def entity_spans(tokens: list[str], tags: list[int]) -> list[str]:
+    """``"PER: Ada Lovelace"`` strings of the entities, as the Hub copy lists them."""
+    spans: list[str] = []
+    current: list[str] = []
+    kind = ""
+    for token, tag in zip(tokens, (TAGS[t] for t in tags)):
+        if tag.startswith("I-") and current and tag[2:] == kind:
+            current.append(token)
+            continue
+        if current:
+            spans.append(f"{kind}: {' '.join(current)}")
+            current = []
+        if tag != "O":
+            kind, current = tag[2:], [token]
+    if current:
+        spans.append(f"{kind}: {' '.join(current)}")
+    return spans
+
+
+def is_valid_bio(tags: list[int]) -> bool:
+    """IOB2: every I-X follows a B-X or I-X."""
+    previous = "O"
+    for tag in (TAGS[t] for t in tags):
+        if tag.startswith("I-") and previous[2:] != tag[2:]:
+            return False
+        previous = tag
+    return True
+
+
+def parse_rahimi(path: Path, lang: str) -> list[dict[str, Any]]:
+    """Sentences of a ``lang:token<TAB>tag`` file (blank line between sentences)."""
+    rows: list[dict[str, Any]] = []
+    tokens: list[str] = []
+    tags: list[int] = []
+    prefix = f"{lang}:"
+
+    def close() -> None:
+        if tokens:
+            rows.append({"tokens": list(tokens), "ner_tags": list(tags), "langs": [lang] * len(tokens),
+                         "spans": entity_spans(tokens, tags), "id": str(len(rows))})
+            tokens.clear()
+            tags.clear()
+
+    for number, line in enumerate(read_text(path).splitlines(), start=1):
+        if not line.strip():
+            close()
+            continue
+        token, sep, tag = line.rpartition("\t")
+        if not sep:
+            raise InputError(path, "expected 'lang:token<TAB>tag'", f"line {number}")
+        if not token.startswith(prefix):
+            raise InputError(path, f"token {token!r} lacks the language prefix {prefix!r}", f"line {number}")
+        tag = tag.strip()
+        if tag not in TAGS:
+            raise InputError(path, f"unknown tag {tag!r}; expected one of {', '.join(TAGS)}", f"line {number}")
+        token = token[len(prefix):]
+        if not token or any(ch.isspace() for ch in token):
+            raise InputError(path, f"empty token or token with whitespace: {token!r}", f"line {number}")
+        tokens.append(token)
+        tags.append(TAGS.index(tag))
+    close()
+    if not rows:
+        raise InputError(path, "no sentences found")
+    return rows
+
+
+def load_wikiann(lang: str, split: str | None, data_file: Path | None) -> SourceData:
+    """WikiANN in one language; ids are sentence positions in the split."""
+    check_language(WIKIANN, lang)
+    split = split or WIKIANN.default_split
+    if data_file is not None:
+        return SourceData(WIKIANN, lang, split, str(data_file), parse_rahimi(data_file, lang), wikiann_features())
+    rows, _ = load_hub_rows(WIKIANN, lang, split)
+    for position, row in enumerate(rows):
+        row["id"] = str(position)
+    return SourceData(WIKIANN, lang, split, f"hf://datasets/{WIKIANN.hub_id}", rows, wikiann_features())

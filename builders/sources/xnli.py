@@ -1,0 +1,73 @@
+"""XNLI: premise/hypothesis pairs in 15 languages, from the Hub or ``xnli.{dev,test}.tsv``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from builders.errors import InputError
+from builders.sources.base import SourceData, SourceInfo, check_language, load_hub_rows, require_text, tsv_rows
+
+XNLI_CITATION = """@inproceedings{conneau-etal-2018-xnli,
+  title = {{XNLI}: Evaluating Cross-lingual Sentence Representations},
+  author = {Conneau, Alexis and Rinott, Ruty and Lample, Guillaume and Williams, Adina and Bowman, Samuel and Schwenk, Holger and Stoyanov, Veselin},
+  booktitle = {Proceedings of the 2018 Conference on Empirical Methods in Natural Language Processing},
+  year = {2018},
+  pages = {2475--2485}
+}"""
+
+LABELS = ("entailment", "neutral", "contradiction")
+
+XNLI = SourceInfo(
+    name="xnli", hub_id="facebook/xnli", task_category="text-classification", license="cc-by-nc-4.0",
+    citation=XNLI_CITATION, default_split="test", default_fields=("hypothesis",),
+    pair_fields=("premise", "hypothesis"),
+    languages=("ar", "bg", "de", "el", "en", "es", "fr", "hi", "ru", "sw", "th", "tr", "ur", "vi", "zh"),
+    pretty="XNLI",
+)
+
+
+def xnli_features() -> Any:
+    """The Hub features of XNLI, plus the stable ``id``."""
+    import datasets
+
+    return datasets.Features({
+        "premise": datasets.Value("string"),
+        "hypothesis": datasets.Value("string"),
+        "label": datasets.ClassLabel(names=list(LABELS)),
+        "id": datasets.Value("string"),
+    })
+
+
+def parse_xnli_tsv(path: Path, lang: str) -> list[dict[str, Any]]:
+    """Rows of one language from an XNLI 1.0 ``xnli.{dev,test}.tsv`` file, in file order."""
+    rows: list[dict[str, Any]] = []
+    present: set[str] = set()
+    for line, raw in tsv_rows(path, ("language", "gold_label", "sentence1", "sentence2")):
+        present.add(raw["language"])
+        if raw["language"] != lang:
+            continue
+        if raw["gold_label"] not in LABELS:
+            raise InputError(path, f"unknown gold_label {raw['gold_label']!r}; expected one of {', '.join(LABELS)}",
+                             f"line {line}")
+        rows.append({
+            "premise": require_text(path, f"line {line}", "sentence1", raw["sentence1"]),
+            "hypothesis": require_text(path, f"line {line}", "sentence2", raw["sentence2"]),
+            "label": LABELS.index(raw["gold_label"]),
+            "id": str(len(rows)),
+        })
+    if not rows:
+        raise InputError(path, f"no rows for language {lang!r}; languages in the file: {', '.join(sorted(present))}")
+    return rows
+
+
+def load_xnli(lang: str, split: str | None, data_file: Path | None) -> SourceData:
+    """XNLI in one language; ids are positions within that language, as the Hub rows are ordered."""
+    check_language(XNLI, lang)
+    split = split or XNLI.default_split
+    if data_file is not None:
+        return SourceData(XNLI, lang, split, str(data_file), parse_xnli_tsv(data_file, lang), xnli_features())
+    rows, _ = load_hub_rows(XNLI, lang, split)
+    for position, row in enumerate(rows):
+        row["id"] = str(position)
+    return SourceData(XNLI, lang, split, f"hf://datasets/{XNLI.hub_id}", rows, xnli_features())

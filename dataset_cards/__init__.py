@@ -1,0 +1,1 @@
+"""Dataset card templates (``templates/``) and the cards of published noisecraft sets."""
