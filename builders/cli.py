@@ -161,7 +161,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
         if dataset.num_rows != b.stats["rows"]:
             raise NoisecraftError(f"{b.name}: load_dataset returned {dataset.num_rows} rows, expected {b.stats['rows']}")
         row = next((r for r in dataset if r["noise_edits"]), dataset[0])
-        print(f"  {b.name:17} {dataset.num_rows} rows   {row['original_question']!r}\n  {'':17} {'':>8}       -> {row['question']!r}")
+        print(f"  {b.name:17} {dataset.num_rows:4} rows  {row['original_question']!r}")
+        print(f"  {'':17} {'':14}-> {row['question']!r}")
     print()
     _print_stats(built)
     print(f"\ncard: {args.out / 'README.md'}")

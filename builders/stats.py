@@ -54,7 +54,8 @@ def stats_table_rows(config: str, split: str, stats: dict[str, Any]) -> list[tup
     """Table rows (one per perturbed field) for the console and the card."""
     dropped = sum(stats["dropped"].values())
     return [
-        (config, split, stats["rows"], stats["rows_changed"], dropped, name, f"{s['cer']:.2f}", f"{s['wer']:.2f}", f"{s['bleu']:.2f}")
+        (config, split, stats["rows"], stats["rows_changed"], dropped, name,
+         f"{s['cer']:.2f}", f"{s['wer']:.2f}", f"{s['bleu']:.2f}")
         for name, s in stats["fields"].items()
     ]
 

@@ -30,7 +30,8 @@ MODES = ("noiseqa", "coles")
 
 NOISEQA_CITATION = """@inproceedings{ravichander-etal-2021-noiseqa,
   title = {{NoiseQA}: Challenge Set Evaluation for User-Centric Question Answering},
-  author = {Ravichander, Abhilasha and Dalmia, Siddharth and Ryskina, Maria and Metze, Florian and Hovy, Eduard and Black, Alan W},
+  author = {Ravichander, Abhilasha and Dalmia, Siddharth and Ryskina, Maria and
+            Metze, Florian and Hovy, Eduard and Black, Alan W},
   booktitle = {Proceedings of the 16th Conference of the European Chapter of the Association for Computational Linguistics},
   year = {2021},
   pages = {2976--2992}

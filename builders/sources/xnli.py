@@ -10,7 +10,8 @@ from builders.sources.base import SourceData, SourceInfo, check_language, load_h
 
 XNLI_CITATION = """@inproceedings{conneau-etal-2018-xnli,
   title = {{XNLI}: Evaluating Cross-lingual Sentence Representations},
-  author = {Conneau, Alexis and Rinott, Ruty and Lample, Guillaume and Williams, Adina and Bowman, Samuel and Schwenk, Holger and Stoyanov, Veselin},
+  author = {Conneau, Alexis and Rinott, Ruty and Lample, Guillaume and Williams, Adina and
+            Bowman, Samuel and Schwenk, Holger and Stoyanov, Veselin},
   booktitle = {Proceedings of the 2018 Conference on Empirical Methods in Natural Language Processing},
   year = {2018},
   pages = {2475--2485}

@@ -1,0 +1,30 @@
+"""Shared fixtures: offline Hub settings and the read-only real corpora in ../shared/corpora."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+# Without these a missing Hub file costs 20-45 s of retries; tests must never reach the network.
+os.environ["HF_HUB_OFFLINE"] = "1"
+os.environ["HF_DATASETS_OFFLINE"] = "1"
+os.environ.setdefault("HF_DATASETS_DISABLE_PROGRESS_BARS", "1")
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+CORPORA = Path(os.environ.get("NOISECRAFT_CORPORA", REPO_ROOT.parent / "shared" / "corpora"))
+
+
+@pytest.fixture(autouse=True)
+def _isolated_hf_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """load_dataset writes an Arrow cache: keep it out of the user's ~/.cache."""
+    monkeypatch.setenv("HF_DATASETS_CACHE", str(tmp_path_factory.getbasetemp() / "hf-datasets-cache"))
+
+
+def corpus(relative: str) -> Path:
+    """A file of the shared real corpora, or skip the test with the reason."""
+    path = CORPORA / relative
+    if not path.exists():
+        pytest.skip(f"real corpus {relative} not found under {CORPORA} (set NOISECRAFT_CORPORA to its folder)")
+    return path
