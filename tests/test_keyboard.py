@@ -20,10 +20,11 @@ from builders.text_units import word_pattern
 GOLDEN = [
     ("en", "noiseqa", "When did Beyonce start becoming popular?", "Whem did Bryonce syart beconing popular?"),
     ("en", "coles", "Which NFL team represented the AFC at Super Bowl 50?",
-     "Wyich NFL team reprexented the AFC at Super Bowl 50?"),
+     "Wyich NFL team represented the AFC at Super Bowl 50?"),
     ("de", "noiseqa", "Wie viele Einwohner hat die Stadt Köln heute?", "Wie viele Einwohnet hat diw Stadt Köln heute?"),
     ("ru", "noiseqa", "Когда был основан университет?", "Когда бвл основан университет?"),
-    ("vi", "coles", "Thành phố nào được thành lập trước?", "Tyành phố nào được thẁnh lập trước?"),
+    # ớ is o + horn + acute: the typo hits the o key and keeps both marks
+    ("vi", "coles", "Thành phố nào được thành lập trước?", "Tyành phố nào được thành lập trư\u1e55\u031bc?"),
     ("hi", "noiseqa", "भारत की राजधानी क्या है?", "भापत री राजधानी क्या बै?"),
 ]
 

@@ -1,0 +1,99 @@
+"""Keyboard-noise throughput on XQuAD questions, and the time of a whole multilingual build.
+
+Prints two tables:
+
+1. the noise itself (``KeyboardTypos.apply`` on pre-built per-example RNGs, best of ``--repeat``)
+   and the per-example RNG derivation, in words/s and rows/s, per XQuAD language;
+2. the whole build (load JSON -> noise -> parquet -> card) of all languages into one repo, as
+   ``noisecraft build`` runs it, in one process.
+
+Usage: python benchmarks/keyboard_throughput.py [--corpora ../shared/corpora/xquad] [--repeat 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+from builders.build import ConfigRequest, build_config, write_card
+from builders.errors import ConfigError
+from builders.noise.registry import create
+from builders.repo import ChallengeRepo
+from builders.seeding import example_rng
+from builders.stats import format_table
+from builders.text_units import word_pattern
+
+LANGS = ("ar", "de", "el", "en", "es", "hi", "ro", "ru", "th", "tr", "vi", "zh")
+DEFAULT_CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "xquad"
+
+
+def questions(path: Path) -> tuple[list[str], list[str]]:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    qas = [q for a in data["data"] for p in a["paragraphs"] for q in p["qas"]]
+    return [q["id"] for q in qas], [q["question"] for q in qas]
+
+
+def best_of(repeat: int, fn) -> float:
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--corpora", type=Path, default=DEFAULT_CORPORA, help="folder with xquad.<lang>.json")
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--mode", default="noiseqa", choices=("noiseqa", "coles"))
+    args = parser.parse_args()
+    word_pattern()  # built once per process; not part of the per-row cost
+
+    rows = []
+    total_words = total_rows = total_noise = 0.0
+    for lang in LANGS:
+        ids, texts = questions(args.corpora / f"xquad.{lang}.json")
+        words = sum(len(word_pattern().findall(t)) for t in texts)
+        try:
+            model = create("keyboard", lang=lang, mode=args.mode)
+        except ConfigError as exc:
+            rows.append((lang, len(texts), words, "-", "-", "-", "-", f"not supported: {str(exc)[:40]}..."))
+            continue
+        noise_id, digest = model.noise_id, model.digest()
+        rngs_time = best_of(args.repeat, lambda: [example_rng(0, noise_id, digest, i, "question") for i in ids])
+        noise_time = best_of(args.repeat, lambda: model.apply(
+            texts, [example_rng(0, noise_id, digest, i, "question") for i in ids])) - rngs_time
+        total_words += words
+        total_rows += len(texts)
+        total_noise += noise_time
+        rows.append((lang, len(texts), words, f"{words / noise_time:,.0f}", f"{len(texts) / noise_time:,.0f}",
+                     f"{len(texts) / rngs_time:,.0f}", f"{noise_time * 1000:.1f}", model.layout))
+    rows.append(("all", int(total_rows), int(total_words), f"{total_words / total_noise:,.0f}",
+                 f"{total_rows / total_noise:,.0f}", "", f"{total_noise * 1000:.1f}", ""))
+    print(f"keyboard@1 ({args.mode}, rate 0.25) on XQuAD questions, noise only, best of {args.repeat}, one core\n")
+    print(format_table(("lang", "rows", "words", "words/s", "rows/s", "rng rows/s", "noise ms", "layout"), rows))
+
+    out = Path(tempfile.mkdtemp(prefix="noisecraft-bench-"))
+    try:
+        supported = [lang for lang in LANGS if lang != "zh"]
+        start = time.perf_counter()
+        repo = ChallengeRepo(out, "1.0.0")
+        for lang in supported:
+            build_config(repo, ConfigRequest(source="xquad", lang=lang, noise="keyboard", mode=args.mode,
+                                             data_file=args.corpora / f"xquad.{lang}.json"), progress=False)
+        write_card(repo)
+        elapsed = time.perf_counter() - start
+        size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
+        print(f"\nwhole build, {len(supported)} XQuAD languages (load -> noise -> parquet -> stats -> card), one process:"
+              f" {elapsed:.2f} s, {len(supported) * 1190} rows, {size / 1e6:.1f} MB written")
+    finally:
+        shutil.rmtree(out)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,76 @@
+"""One end-to-end test per CLI command, run as a user runs it (a subprocess)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import datasets
+import pytest
+
+from conftest import corpus
+
+
+def noisecraft(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
+    return subprocess.run([sys.executable, "-m", "builders.cli", *args], capture_output=True, text=True,
+                          cwd=cwd, env=env, timeout=300)
+
+
+def test_help_lists_every_command_and_option():
+    top = noisecraft("--help")
+    assert top.returncode == 0
+    for command in ("demo", "build", "layouts"):
+        assert command in top.stdout
+    build = noisecraft("build", "--help").stdout
+    for option in ("--source", "--lang", "--data-file", "--split", "--fields", "--noise", "--rate", "--layout",
+                   "--mode", "--seed", "--out", "--num-proc", "--config-name", "--dataset-version", "--overwrite",
+                   "--protect-entities", "glue/mrpc", "keyboard@1", "copysort@1"):
+        assert option in build, option
+
+
+def test_demo_builds_loads_back_and_prints_statistics(tmp_path):
+    result = noisecraft("demo", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "loading them back with datasets.load_dataset" in result.stdout
+    for config in ("keyboard-noiseqa", "keyboard-coles", "swap", "shuffle"):
+        assert config in result.stdout
+    assert "CER %" in result.stdout and "BLEU" in result.stdout
+    out = tmp_path / "noisecraft-demo"
+    assert datasets.load_dataset(str(out), "swap", split="validation").num_rows == 41
+    again = noisecraft("demo", cwd=tmp_path)  # re-running rebuilds the same bytes in place
+    assert again.returncode == 0, again.stderr
+
+
+def test_build_several_languages_and_noises_into_one_repo(tmp_path):
+    xquad = corpus("xquad")
+    result = noisecraft("build", "--source", "xquad", "--lang", "de", "--lang", "ru", "--noise", "keyboard",
+                        "--noise", "swap@1", "--data-file", str(xquad / "xquad.{lang}.json"), "--out",
+                        str(tmp_path / "out"), "--seed", "5", "--num-proc", "2", "--batch-size", "400")
+    assert result.returncode == 0, result.stderr
+    names = ["xquad-de-keyboard", "xquad-de-swap", "xquad-ru-keyboard", "xquad-ru-swap"]
+    for name in names:
+        assert name in result.stdout
+        assert datasets.load_dataset(str(tmp_path / "out"), name, split="validation").num_rows == 1190
+    card = (tmp_path / "out" / "README.md").read_text(encoding="utf-8")
+    assert all(f"config_name: {name}" in card for name in names)
+
+
+def test_layouts_lists_native_layouts():
+    result = noisecraft("layouts")
+    assert result.returncode == 0
+    assert "qwertz-de" in result.stdout and "kedmanee-th" in result.stdout and "en,vi" in result.stdout
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--source", "xquad", "--lang", "de", "--data-file", "missing.json"], "missing.json does not exist"),
+    (["--source", "demo", "--lang", "zh"], "zh is not supported yet"),
+    (["--source", "demo", "--layout", "dvorak"], "unknown keyboard layout 'dvorak'"),
+    (["--source", "demo", "--noise", "sort", "--fields", "context"], "destroy the 'answers' spans"),
+])
+def test_build_errors_are_one_clear_line(tmp_path, args, message):
+    result = noisecraft("build", *args, "--out", str(tmp_path / "out"))
+    assert result.returncode == 2
+    assert message in result.stderr and "Traceback" not in result.stderr
