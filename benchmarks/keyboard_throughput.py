@@ -21,6 +21,7 @@ from pathlib import Path
 
 from builders.build import ConfigRequest, build_config, write_card
 from builders.errors import ConfigError
+from builders.noise.keyboard import KeyboardTypos
 from builders.noise.registry import create
 from builders.repo import ChallengeRepo
 from builders.seeding import example_rng
@@ -46,6 +47,17 @@ def best_of(repeat: int, fn) -> float:
     return min(times)
 
 
+def measure(model: KeyboardTypos, ids: list[str], texts: list[str], repeat: int) -> tuple[float, float]:
+    """Seconds to derive the per-example RNGs, and to noise the texts (RNG derivation excluded)."""
+    noise_id, digest = model.noise_id, model.digest()
+
+    def rngs() -> list:
+        return [example_rng(0, noise_id, digest, i, "question") for i in ids]
+
+    rngs_time = best_of(repeat, rngs)
+    return rngs_time, best_of(repeat, lambda: model.apply(texts, rngs())) - rngs_time
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpora", type=Path, default=DEFAULT_CORPORA, help="folder with xquad.<lang>.json")
@@ -64,10 +76,7 @@ def main() -> None:
         except ConfigError as exc:
             rows.append((lang, len(texts), words, "-", "-", "-", "-", f"not supported: {str(exc)[:40]}..."))
             continue
-        noise_id, digest = model.noise_id, model.digest()
-        rngs_time = best_of(args.repeat, lambda: [example_rng(0, noise_id, digest, i, "question") for i in ids])
-        noise_time = best_of(args.repeat, lambda: model.apply(
-            texts, [example_rng(0, noise_id, digest, i, "question") for i in ids])) - rngs_time
+        rngs_time, noise_time = measure(model, ids, texts, args.repeat)
         total_words += words
         total_rows += len(texts)
         total_noise += noise_time

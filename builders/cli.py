@@ -96,6 +96,16 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--batch-size", type=int, default=1000, help="rows per batch (default: %(default)s)")
     run.add_argument("--no-progress", action="store_true", help="hide progress bars")
 
+    publish = commands.add_parser(
+        "publish", help="upload a built folder to the Hugging Face Hub, verify it and tag its version",
+        description="Upload OUT (a folder made by `noisecraft build`) to a Hub dataset repo as one commit, check every "
+                    "file against the Hub's copy, then tag the commit v<dataset version>. Needs a Hub token "
+                    "(`hf auth login` or HF_TOKEN).",
+    )
+    publish.add_argument("folder", type=Path, metavar="OUT", help="folder made by noisecraft build")
+    publish.add_argument("--repo-id", required=True, help="dataset repo, e.g. my-org/xquad-keyboard")
+    publish.add_argument("--private", action="store_true", help="create the repo as private")
+
     commands.add_parser("layouts", help="list the built-in keyboard layouts and their languages",
                         description="List the built-in keyboard layouts and their languages.")
     return parser
@@ -169,6 +179,21 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_publish(args: argparse.Namespace) -> int:
+    from builders.publish import publish
+
+    try:
+        tag = publish(args.folder, args.repo_id, private=args.private)
+    except NoisecraftError:
+        raise
+    except Exception as exc:  # huggingface_hub raises HTTP, auth and offline-mode errors of many types
+        raise NoisecraftError(f"publishing {args.folder} to {args.repo_id} failed, nothing was tagged: "
+                              f"{type(exc).__name__}: {exc}") from exc
+    print(f"published {args.folder} to https://huggingface.co/datasets/{args.repo_id} and tagged {tag}; load it with\n"
+          f"  datasets.load_dataset({args.repo_id!r}, CONFIG, revision={tag!r})")
+    return 0
+
+
 def cmd_layouts(args: argparse.Namespace) -> int:
     from builders.noise.keyboard_layouts import builtin_layouts
 
@@ -180,7 +205,7 @@ def cmd_layouts(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``noisecraft`` console script."""
     args = _parser().parse_args(argv)
-    handlers = {"build": cmd_build, "demo": cmd_demo, "layouts": cmd_layouts}
+    handlers = {"build": cmd_build, "demo": cmd_demo, "publish": cmd_publish, "layouts": cmd_layouts}
     try:
         return handlers[args.command](args)
     except NoisecraftError as exc:

@@ -8,7 +8,6 @@ from pathlib import Path
 import datasets
 import pyarrow.parquet as pq
 import pytest
-from conftest import corpus
 from huggingface_hub import DatasetCard
 
 from builders.build import BuiltConfig, ConfigRequest, build_config, write_card
@@ -18,6 +17,8 @@ from builders.noise.destructive import sort_tokens
 from builders.repo import ChallengeRepo
 from builders.sources.glue import parse_glue_tsv
 from builders.sources.wikiann import is_valid_bio, parse_rahimi
+
+from conftest import corpus
 
 
 def build(out: Path, version: str = "1.0.0", num_proc: int = 1, batch_size: int = 1000, overwrite: bool = False,

@@ -22,7 +22,7 @@ def noisecraft(*args: str, cwd: Path | None = None) -> subprocess.CompletedProce
 def test_help_lists_every_command_and_option():
     top = noisecraft("--help")
     assert top.returncode == 0
-    for command in ("demo", "build", "layouts"):
+    for command in ("demo", "build", "publish", "layouts"):
         assert command in top.stdout
     build = noisecraft("build", "--help").stdout
     for option in ("--source", "--lang", "--data-file", "--split", "--fields", "--noise", "--rate", "--layout",

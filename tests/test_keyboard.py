@@ -5,7 +5,6 @@ import unicodedata
 from pathlib import Path
 
 import pytest
-from conftest import corpus
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -16,6 +15,8 @@ from builders.noise.keyboard_layouts import builtin_layouts, layout_for_language
 from builders.noise.registry import create
 from builders.seeding import ExampleRng, example_rng
 from builders.text_units import word_pattern
+
+from conftest import corpus
 
 GOLDEN = [
     ("en", "noiseqa", "When did Beyonce start becoming popular?", "Whem did Bryonce syart beconing popular?"),

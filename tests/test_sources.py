@@ -4,7 +4,6 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import corpus
 
 from builders.errors import ConfigError, InputError
 from builders.sources.glue import parse_glue_tsv
@@ -12,6 +11,8 @@ from builders.sources.registry import demo_file, load_source
 from builders.sources.squad import parse_squad_json
 from builders.sources.wikiann import TAGS, is_valid_bio, parse_rahimi
 from builders.sources.xnli import parse_xnli_tsv
+
+from conftest import corpus
 
 
 def test_xquad_json_rows_and_answers():
