@@ -14,6 +14,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from builders.errors import ConfigError, InputError
 from builders.noise.registry import create
 from builders.perturb import NoiseJob, perturb_rows
 from builders.repo import ChallengeRepo
@@ -70,6 +71,20 @@ def output_features(data: SourceData, fields: tuple[str, ...]) -> Any:
     columns["noise_params"] = datasets.Value("string")
     columns["noise_seed"] = datasets.Value("int64")
     return datasets.Features(columns)
+
+
+def check_fields(data: SourceData, fields: tuple[str, ...]) -> None:
+    """Every field to perturb exists and is non-empty in every row (Hub rows are not pre-checked)."""
+    columns = set(data.features)
+    for name in fields:
+        if name not in columns:
+            raise ConfigError(f"field {name!r} is not a column of {data.info.name}; columns: {', '.join(data.features)}")
+    for number, row in enumerate(data.rows, start=1):
+        for name in fields:
+            value = row[name]
+            empty = not value if isinstance(value, list) else not isinstance(value, str) or not value.strip()
+            if empty:
+                raise InputError(data.origin, f"empty '{name}' (nothing to perturb)", f"row {number} (id {row['id']!r})")
 
 
 def default_config_name(request: ConfigRequest) -> str:
@@ -143,6 +158,7 @@ def build_config(repo: ChallengeRepo, request: ConfigRequest, *, num_proc: int =
     if fields is None:
         fields = (info.pair_fields[1],) if model.pair_input and info.pair_fields else info.default_fields
     job = NoiseJob(model, request.seed, tuple(fields), info, request.protect_entities)
+    check_fields(data, job.fields)
     name = request.config_name or default_config_name(request)
     spec = {"source": info.name, "lang": request.lang, "split": data.split, "fields": list(job.fields),
             "noise": model.noise_id, "params": model.params(), "seed": request.seed,

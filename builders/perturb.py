@@ -95,8 +95,6 @@ def perturb_rows(job: NoiseJob, rows: Sequence[dict[str, Any]]) -> tuple[list[di
         texts: list[Any] = []
         protected: list[list[Span]] = []
         for row in rows:
-            if name not in row:
-                raise ConfigError(f"field {name!r} is not a column of {job.source.name}; columns: {', '.join(row)}")
             if name == tokens_column:
                 texts.append(TOKEN_SEPARATOR.join(row[name]))
                 protected.append(_entity_spans(row, job) if job.protect_entities else [])

@@ -12,7 +12,7 @@ from huggingface_hub import DatasetCard
 
 from builders.build import BuiltConfig, ConfigRequest, build_config, write_card
 from builders.edits import Edit, apply_edits
-from builders.errors import ConfigError
+from builders.errors import ConfigError, InputError
 from builders.noise.destructive import sort_tokens
 from builders.repo import ChallengeRepo
 from builders.sources.glue import parse_glue_tsv
@@ -199,3 +199,14 @@ def test_card_metadata_and_prose(tmp_path):
     assert "`qwertz-de` layout" in text and "noisecraft build --source xquad --lang de" in text
     assert "@inproceedings{artetxe-etal-2020-cross" in text and "ravichander-etal-2021-noiseqa" in text
     assert "load_dataset(" in text and text.count("| xquad-de-keyboard |") >= 1
+
+
+def test_an_empty_field_from_the_hub_is_a_clear_error(tmp_path, monkeypatch):
+    rows = [{"sentence": "fine", "label": 1, "idx": 0}, {"sentence": " ", "label": 0, "idx": 1}]
+    features = datasets.Features({"sentence": datasets.Value("string"), "idx": datasets.Value("int32"),
+                                  "label": datasets.ClassLabel(names=["negative", "positive"])})
+    monkeypatch.setattr(datasets, "load_dataset", lambda *a, **k: datasets.Dataset.from_list(rows, features=features))
+    with pytest.raises(InputError, match=r"hf://datasets/nyu-mll/glue, row 2 \(id '1'\): empty 'sentence'"):
+        build(tmp_path, source="glue/sst2", noise="keyboard")
+    with pytest.raises(ConfigError, match="field 'premise' is not a column of glue/sst2"):
+        build(tmp_path, source="glue/sst2", noise="keyboard", fields=("premise",))
