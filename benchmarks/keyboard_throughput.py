@@ -23,7 +23,7 @@ from builders.build import ConfigRequest, build_config, write_card
 from builders.errors import ConfigError
 from builders.noise.keyboard import KeyboardTypos
 from builders.noise.registry import create
-from builders.repo import ChallengeRepo
+from builders.repo import DatasetRepo
 from builders.seeding import example_rng
 from builders.stats import format_table
 from builders.text_units import word_pattern
@@ -91,7 +91,7 @@ def main() -> None:
     try:
         supported = [lang for lang in LANGS if lang != "zh"]
         start = time.perf_counter()
-        repo = ChallengeRepo(out, "1.0.0")
+        repo = DatasetRepo(out, "1.0.0")
         for lang in supported:
             build_config(repo, ConfigRequest(source="xquad", lang=lang, noise="keyboard", mode=args.mode,
                                              data_file=args.corpora / f"xquad.{lang}.json"), progress=False)

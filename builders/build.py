@@ -17,7 +17,7 @@ from typing import Any
 from builders.errors import ConfigError, InputError
 from builders.noise.registry import create
 from builders.perturb import NoiseJob, perturb_rows
-from builders.repo import ChallengeRepo
+from builders.repo import DatasetRepo
 from builders.sources.base import SourceData
 from builders.sources.registry import load_source
 from builders.stats import config_stats
@@ -104,7 +104,7 @@ def _examples(rows: list[dict[str, Any]], limit: int = 3) -> list[dict[str, Any]
     return examples
 
 
-def _command(request: ConfigRequest, job: NoiseJob, name: str, split: str, repo: ChallengeRepo) -> str:
+def _command(request: ConfigRequest, job: NoiseJob, name: str, split: str, repo: DatasetRepo) -> str:
     args = ["noisecraft", "build", "--source", request.source, "--lang", request.lang, "--split", split,
             "--noise", job.model.noise_id, "--seed", str(job.seed), "--fields", *job.fields]
     params = job.model.params()
@@ -148,7 +148,7 @@ def run_batches(job: NoiseJob, rows: list[dict[str, Any]], num_proc: int, batch_
     return kept, dropped
 
 
-def build_config(repo: ChallengeRepo, request: ConfigRequest, *, num_proc: int = 1, batch_size: int = 1000,
+def build_config(repo: DatasetRepo, request: ConfigRequest, *, num_proc: int = 1, batch_size: int = 1000,
                  overwrite: bool = False, progress: bool = True) -> BuiltConfig:
     """Build one config into ``repo`` and record it in the manifest (the card is rendered by the caller)."""
     model = create(request.noise, lang=request.lang, rate=request.rate, layout=request.layout, mode=request.mode)
@@ -183,7 +183,7 @@ def build_config(repo: ChallengeRepo, request: ConfigRequest, *, num_proc: int =
     return BuiltConfig(name, data.split, path, stats)
 
 
-def write_card(repo: ChallengeRepo, repo_hint: str = "ORG/NAME") -> Path:
+def write_card(repo: DatasetRepo, repo_hint: str = "ORG/NAME") -> Path:
     """Render the card of everything the repo holds to ``README.md`` (atomically)."""
     from builders.card import render_card
     from builders.repo import atomic_write_text

@@ -22,14 +22,14 @@ def size_category(rows: int) -> str:
     return "1M<n<10M"
 
 
-def _cell(text: Any) -> str:
+def cell(text: Any) -> str:
     """Text safe inside a Markdown table cell."""
     value = " ".join(text) if isinstance(text, list) else str(text)
     value = value.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
     return value if len(value) <= 300 else value[:297] + "..."
 
 
-def _unique(items: list[str]) -> list[str]:
+def unique(items: list[str]) -> list[str]:
     return list(dict.fromkeys(i for i in items if i))
 
 
@@ -53,24 +53,24 @@ def render_card(manifest: dict[str, Any], repo_hint: str = "ORG/NAME") -> str:
             "source": entry["spec"]["source"],
             "stats": entry["stats"],
             "stats_table": format_table(STATS_HEADER, table_rows, markdown=True),
-            "examples": [{k: _cell(v) for k, v in e.items()} for e in entry["examples"]],
+            "examples": [{k: cell(v) for k, v in e.items()} for e in entry["examples"]],
         })
     card_data = DatasetCardData(
         language=sorted({e["lang"] for e in entries}),
-        license=_unique([e["license"] for e in entries]) if len({e["license"] for e in entries}) > 1 else entries[0]["license"],
+        license=unique([e["license"] for e in entries]) if len({e["license"] for e in entries}) > 1 else entries[0]["license"],
         annotations_creators=["machine-generated"],
         language_creators=["machine-generated"],
         multilinguality="multilingual" if len({e["lang"] for e in entries}) > 1 else "monolingual",
         size_categories=size_category(max(e["stats"]["rows"] for e in entries)),
-        source_datasets=_unique([f"extended|{e['hub_id']}" if e["hub_id"] else "original" for e in entries]),
-        task_categories=_unique([e["task_category"] for e in entries]),
+        source_datasets=unique([f"extended|{e['hub_id']}" if e["hub_id"] else "original" for e in entries]),
+        task_categories=unique([e["task_category"] for e in entries]),
         pretty_name=manifest.get("pretty_name") or "noisecraft challenge set",
-        tags=["robustness", "noise", "challenge-set", "noisecraft", *_unique([e["noise_name"] for e in entries])],
+        tags=["robustness", "noise", "challenge-set", "noisecraft", *unique([e["noise_name"] for e in entries])],
         configs=[{"config_name": e["name"], "data_files": [{"split": e["split"], "path": f"{e['name']}/{e['split']}-*.parquet"}]}
                  for e in entries],
     )
     template = (resources.files("dataset_cards") / "templates" / "challenge_set.md").read_text(encoding="utf-8")
-    citations = "\n\n".join(_unique([c for e in entries for c in (e["source_citation"], e["noise_citation"])]))
+    citations = "\n\n".join(unique([c for e in entries for c in (e["source_citation"], e["noise_citation"])]))
     card = DatasetCard.from_template(
         card_data,
         template_str=template,

@@ -106,6 +106,31 @@ def _parser() -> argparse.ArgumentParser:
     publish.add_argument("--repo-id", required=True, help="dataset repo, e.g. my-org/xquad-keyboard")
     publish.add_argument("--private", action="store_true", help="create the repo as private")
 
+    mine = commands.add_parser(
+        "mine", help="mine natural-noise dictionaries from real corpora (Wikipedia history, tweets, misspelling lists)",
+        description="Turn real corpora into natural-noise dictionaries (correct -> noisy forms with counts and "
+                    "probabilities), written as a Hub dataset repo on disk with a card.",
+    )
+    miners = mine.add_subparsers(dest="miner", required=True, metavar="MINER")
+    wiki = miners.add_parser(
+        "wikiedits", help="word pairs from consecutive revisions of MediaWiki history dumps",
+        description="Mine (noisy -> correct) word pairs from consecutive revisions in MediaWiki XML exports or "
+                    "pages-meta-history dumps (plain, .gz, .bz2, .7z), streamed; one checkpoint per finished file.",
+    )
+    wiki.add_argument("dumps", nargs="+", type=Path, metavar="DUMP", help="MediaWiki XML export/dump files")
+    wiki.add_argument("--lang", required=True, help="language of the wiki (sentence splitting, tokenisation)")
+    wiki.add_argument("--namespaces", type=int, nargs="+", default=[0],
+                      help="page namespaces to mine (default: 0, articles)")
+    for miner in (wiki,):
+        miner.add_argument("--out", type=Path, required=True, help="output folder (a Hub dataset repo on disk)")
+        miner.add_argument("--config-name", help="config name (default: <miner>-<lang>)")
+        miner.add_argument("--dataset-version", default=DEFAULT_DATASET_VERSION,
+                           help="version of the dataset in --out (default: %(default)s)")
+        miner.add_argument("--name", help="pretty name of the dataset for its card")
+        miner.add_argument("--overwrite", action="store_true", help="replace a config of the same name mined differently")
+    wiki.add_argument("--num-proc", type=int, default=1, help="worker processes, one dump file each (default: %(default)s)")
+    wiki.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+
     commands.add_parser("layouts", help="list the built-in keyboard layouts and their languages",
                         description="List the built-in keyboard layouts and their languages.")
     return parser
@@ -120,7 +145,7 @@ def _print_stats(built: Sequence[object]) -> None:
 
 def cmd_build(args: argparse.Namespace) -> int:
     from builders.build import ConfigRequest, build_config, write_card
-    from builders.repo import ChallengeRepo
+    from builders.repo import DatasetRepo
 
     langs = args.lang or ["en"]
     noises = args.noise or ["keyboard"]
@@ -130,7 +155,7 @@ def cmd_build(args: argparse.Namespace) -> int:
         raise ConfigError("--num-proc and --batch-size must be at least 1")
     if args.data_file and len(langs) > 1 and "{lang}" not in args.data_file:
         raise ConfigError("several --lang with one --data-file: put '{lang}' in the path")
-    repo = ChallengeRepo(args.out, args.dataset_version, args.name)
+    repo = DatasetRepo(args.out, args.dataset_version, args.name)
     built = []
     start = time.perf_counter()
     for lang, noise in itertools.product(langs, noises):
@@ -153,10 +178,10 @@ def cmd_demo(args: argparse.Namespace) -> int:
     import datasets
 
     from builders.build import ConfigRequest, build_config, write_card
-    from builders.repo import ChallengeRepo
+    from builders.repo import DatasetRepo
 
     datasets.disable_progress_bars()
-    repo = ChallengeRepo(args.out, DEFAULT_DATASET_VERSION, "noisecraft demo challenge set")
+    repo = DatasetRepo(args.out, DEFAULT_DATASET_VERSION, "noisecraft demo challenge set")
     requests = [
         ConfigRequest(source="demo", noise="keyboard", seed=args.seed, config_name="keyboard-noiseqa"),
         ConfigRequest(source="demo", noise="keyboard", mode="coles", seed=args.seed, config_name="keyboard-coles"),
@@ -194,6 +219,32 @@ def cmd_publish(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_mine(args: argparse.Namespace) -> int:
+    import shutil
+
+    from mining.output import write_dictionary
+
+    checkpoints = args.out / ".checkpoints" / (args.config_name or f"{args.miner}-{getattr(args, 'lang', 'xx')}")
+    if args.miner == "wikiedits":
+        from mining.wikiedits import mine_wikiedits
+
+        missing = [str(d) for d in args.dumps if not d.is_file()]
+        if missing:
+            raise ConfigError(f"dump file(s) not found: {', '.join(missing)}")
+        mined = mine_wikiedits(args.dumps, args.lang, checkpoints, max(args.num_proc, 1), not args.no_progress,
+                               tuple(args.namespaces))
+    path = write_dictionary(args.out, mined, config_name=args.config_name, version=args.dataset_version,
+                            pretty_name=args.name, overwrite=args.overwrite)
+    shutil.rmtree(checkpoints, ignore_errors=True)
+    if checkpoints.parent.is_dir() and not any(checkpoints.parent.iterdir()):
+        checkpoints.parent.rmdir()
+    print(f"{len(mined.rows)} pairs -> {path}")
+    for key, value in mined.stats.items():
+        print(f"  {key}: {value}")
+    print(f"card: {args.out / 'README.md'}")
+    return 0
+
+
 def cmd_layouts(args: argparse.Namespace) -> int:
     from builders.noise.keyboard_layouts import builtin_layouts
 
@@ -205,7 +256,8 @@ def cmd_layouts(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``noisecraft`` console script."""
     args = _parser().parse_args(argv)
-    handlers = {"build": cmd_build, "demo": cmd_demo, "publish": cmd_publish, "layouts": cmd_layouts}
+    handlers = {"build": cmd_build, "demo": cmd_demo, "publish": cmd_publish, "mine": cmd_mine,
+                "layouts": cmd_layouts}
     try:
         return handlers[args.command](args)
     except NoisecraftError as exc:

@@ -1,9 +1,11 @@
 """A Hub dataset repo on disk: ``README.md`` card, ``<config>/<split>-*.parquet``, and a manifest.
 
-``noisecraft.json`` records, per config, everything needed to regenerate it (source, split,
-fields, noise, params, seed) and its statistics; the card is rendered from it. Files are written
-to a temporary name and renamed, so an interrupted build never leaves a half-written file, and
-a folder made by another dataset or toolkit version is refused rather than mixed.
+Challenge sets (``noisecraft build``) and mined noise dictionaries (``noisecraft mine``) are both
+written this way. ``noisecraft.json`` records the repo's kind and version and, per config,
+everything needed to regenerate it (its spec) and its statistics; the card is rendered from it.
+Files are written to a temporary name and renamed, so an interrupted job never leaves a
+half-written file, and a folder made by another kind, dataset version or toolkit version is
+refused rather than mixed.
 """
 
 from __future__ import annotations
@@ -22,6 +24,12 @@ MANIFEST = "noisecraft.json"
 FORMAT = 1
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def atomic_write(path: Path, write: Callable[[Path], None]) -> None:
     """Call ``write(tmp)`` on a temporary file beside ``path``, then rename it over ``path``."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -30,6 +38,7 @@ def atomic_write(path: Path, write: Callable[[Path], None]) -> None:
     tmp = Path(tmp_name)
     try:
         write(tmp)
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600 files; published files are ordinary ones
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)
@@ -41,20 +50,26 @@ def atomic_write_text(path: Path, text: str) -> None:
     atomic_write(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
 
 
-class ChallengeRepo:
-    """The output folder of one dataset version; configs are added one at a time."""
+CHALLENGE_SET = "challenge-set"
+NOISE_DICTIONARY = "noise-dictionary"
 
-    def __init__(self, root: Path, version: str, pretty_name: str | None = None) -> None:
+
+class DatasetRepo:
+    """The output folder of one dataset version of one kind; configs are added one at a time."""
+
+    def __init__(self, root: Path, version: str, pretty_name: str | None = None, kind: str = CHALLENGE_SET) -> None:
         self.root = root
         self.manifest_path = root / MANIFEST
-        self.manifest = self._open(version, pretty_name)
+        self.manifest = self._open(version, pretty_name, kind)
 
-    def _open(self, version: str, pretty_name: str | None) -> dict[str, Any]:
+    def _open(self, version: str, pretty_name: str | None, kind: str) -> dict[str, Any]:
         if self.manifest_path.is_file():
             try:
                 manifest = json.loads(self.manifest_path.read_text(encoding="utf-8"))
             except (OSError, json.JSONDecodeError) as exc:
                 raise ConfigError(f"{self.manifest_path}: unreadable manifest: {exc}") from exc
+            if manifest.get("kind", CHALLENGE_SET) != kind:
+                raise ConfigError(f"{self.root} holds a {manifest.get('kind')} dataset, not a {kind}: use another folder")
             held = (manifest.get("version"), manifest.get("toolkit_version"))
             if held != (version, __version__):
                 raise ConfigError(
@@ -65,9 +80,9 @@ class ChallengeRepo:
             if pretty_name:
                 manifest["pretty_name"] = pretty_name
             return manifest
-        if self.root.exists() and any(self.root.iterdir()):
+        if self.root.exists() and any(not p.name.startswith(".") for p in self.root.iterdir()):
             raise ConfigError(f"{self.root} is not empty and holds no {MANIFEST}: refusing to write a dataset into it")
-        return {"format": FORMAT, "version": version, "toolkit_version": __version__,
+        return {"format": FORMAT, "kind": kind, "version": version, "toolkit_version": __version__,
                 "pretty_name": pretty_name, "configs": {}}
 
     def check_config(self, name: str, spec: dict[str, Any], overwrite: bool) -> None:

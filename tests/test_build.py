@@ -14,7 +14,7 @@ from builders.build import BuiltConfig, ConfigRequest, build_config, write_card
 from builders.edits import Edit, apply_edits
 from builders.errors import ConfigError, InputError
 from builders.noise.destructive import sort_tokens
-from builders.repo import ChallengeRepo
+from builders.repo import DatasetRepo
 from builders.sources.glue import parse_glue_tsv
 from builders.sources.wikiann import is_valid_bio, parse_rahimi
 
@@ -23,7 +23,7 @@ from conftest import corpus
 
 def build(out: Path, version: str = "1.0.0", num_proc: int = 1, batch_size: int = 1000, overwrite: bool = False,
           **request) -> BuiltConfig:
-    repo = ChallengeRepo(out, version)
+    repo = DatasetRepo(out, version)
     built = build_config(repo, ConfigRequest(**request), num_proc=num_proc, batch_size=batch_size,
                          overwrite=overwrite, progress=False)
     write_card(repo)

@@ -8,7 +8,7 @@ import datasets
 import pytest
 
 from builders.build import ConfigRequest, build_config
-from builders.repo import ChallengeRepo
+from builders.repo import DatasetRepo
 from builders.sources.registry import load_source
 
 from conftest import corpus
@@ -37,7 +37,7 @@ def test_hub_and_release_file_give_the_same_parquet(tmp_path, monkeypatch, sourc
     monkeypatch.setattr(datasets, "load_dataset", fake_load_dataset)
     paths = []
     for name, data_file in (("file", corpus(relative)), ("hub", None)):
-        repo = ChallengeRepo(tmp_path / name, "1.0.0")
+        repo = DatasetRepo(tmp_path / name, "1.0.0")
         request = ConfigRequest(source=source, lang=lang, noise="keyboard", data_file=data_file, seed=11)
         paths.append(build_config(repo, request, progress=False).path)
     assert calls == [hub_call]

@@ -11,7 +11,7 @@ import pytest
 from builders.build import ConfigRequest, build_config, write_card
 from builders.errors import ConfigError, NoisecraftError
 from builders.publish import git_blob_id, publish
-from builders.repo import ChallengeRepo
+from builders.repo import DatasetRepo
 
 from test_cli import noisecraft
 
@@ -53,7 +53,7 @@ class FakeHub:
 
 @pytest.fixture
 def built_repo(tmp_path: Path) -> Path:
-    repo = ChallengeRepo(tmp_path / "out", "1.2.0")
+    repo = DatasetRepo(tmp_path / "out", "1.2.0")
     build_config(repo, ConfigRequest(source="demo", noise="keyboard"), progress=False)
     write_card(repo)
     return tmp_path / "out"

@@ -1,0 +1,371 @@
+"""Misspelling lists -> a natural-noise dictionary whose pairs are classified by edit type.
+
+NoiseQA (Ravichander et al., 2021) draws natural noise from lists of real misspellings and keeps
+only the errors a keyboard interface can produce, dropping those that merely sound like the
+correct word. This miner reads three published list formats, counts each ``(correct, noisy)``
+pair across the files, labels it with its optimal-string-alignment (restricted Damerau) edit
+type, and optionally applies both NoiseQA filters:
+
+* ``wikipedia``: Wikipedia's "Lists of common misspellings/For machines", ``typo->correct`` or
+  ``typo->correct1, correct2`` (one pair per correction); ``#`` lines are comments.
+* ``birkbeck``: Mitton's Birkbeck ``missp.dat``, a ``$correct`` line followed by its
+  misspellings, one per line. Its underscores stand for spaces: multi-word entries (``$a_lot``,
+  ``a_bout``) are kept with real spaces and flagged in the ``multiword`` column, because word
+  splits and merges are real noise and a consumer can drop them with ``keep={"multiword": False}``.
+* ``belinkov``: Belinkov & Bisk's ``*.natural`` files, ``correct err1 err2 ...`` per line.
+
+Malformed lines are skipped, logged and returned as ``"path, line N: problem"`` messages; a file
+with no pair at all is an :class:`~builders.errors.InputError`.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import unicodedata
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import datasets
+from rapidfuzz.distance import OSA, Levenshtein
+
+from builders.errors import ConfigError, InputError
+from builders.noise.keyboard_layouts import load_layout
+from builders.noise_dictionary import with_probabilities
+
+logger = logging.getLogger(__name__)
+
+FORMATS = ("wikipedia", "birkbeck", "belinkov")
+EDIT_TYPES = ("insertion", "deletion", "transposition", "keyboard", "substitution", "other")
+KEYBOARD_TYPES = frozenset({"insertion", "deletion", "transposition", "keyboard"})
+
+MISSPELLING_COLUMNS: dict[str, Any] = {
+    "edit_type": datasets.Value("string"),
+    "distance": datasets.Value("int64"),
+    "multiword": datasets.Value("bool"),
+    "sources": datasets.Value("string"),
+}
+
+# Two transcriptions whose phone-level Levenshtein distance, over the longer length, is at most
+# this are "sound-alike": one phone in five (definately /dɪfənətli/ vs definitely /dɛfənətli/,
+# a vowel the writer could not hear) still counts as the same sound, while one phone in a
+# three-phone word (lock /lɑk/ vs luck /lʌk/, 0.33) is a different word and is kept.
+PHONETIC_THRESHOLD = 0.2
+
+# ISO 639-1 -> epitran language-script codes, for the languages with misspelling data here and
+# a few more with rule-based epitran mappings that need no external binary.
+EPITRAN_CODES = {
+    "en": "eng-Latn",
+    "de": "deu-Latn",
+    "fr": "fra-Latn",
+    "cs": "ces-Latn",
+    "es": "spa-Latn",
+    "it": "ita-Latn",
+    "nl": "nld-Latn",
+    "pl": "pol-Latn",
+}
+
+Pair = tuple[str, str]
+
+
+# --- reading -----------------------------------------------------------------------------------
+
+
+def _read_lines(path: Path) -> list[str]:
+    """The file's lines, decoded as UTF-8 (BOM allowed) or, failing that, latin-1."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise InputError(path, f"cannot read misspelling file: {exc.strerror}") from exc
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        logger.info("%s is not UTF-8: read as latin-1", path)
+        text = raw.decode("latin-1")
+    if not text.strip():
+        raise InputError(path, "empty misspelling file")
+    return [line.rstrip("\r") for line in text.split("\n")]
+
+
+def detect_format(lines: Sequence[str]) -> str:
+    """``birkbeck`` when the first entry is a ``$word`` line, ``wikipedia`` when most of the
+    first 200 entries hold ``->``, else ``belinkov``; blank and ``#`` lines are not entries."""
+    entries = [line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#")][:200]
+    if entries and entries[0].startswith("$"):
+        return "birkbeck"
+    if 2 * sum("->" in entry for entry in entries) > len(entries):
+        return "wikipedia"
+    return "belinkov"
+
+
+def _parse_wikipedia(lines: Sequence[str]) -> Iterable[tuple[int, Pair | None, str]]:
+    """``typo->correct[, correct...]``: one pair per correction; spaces around parts are dropped."""
+    for number, line in enumerate(lines, start=1):
+        text = line.strip()
+        if not text or text.startswith("#"):
+            continue
+        typo, arrow, corrections = text.partition("->")
+        targets = [target.strip() for target in corrections.split(",")]
+        if not arrow:
+            yield number, None, "no '->' between misspelling and correction"
+        elif "->" in corrections:
+            yield number, None, "more than one '->'"
+        elif not typo.strip() or not all(targets):
+            yield number, None, "empty misspelling or correction"
+        else:
+            for target in targets:
+                yield number, (target, typo.strip()), ""
+
+
+def _parse_birkbeck(lines: Sequence[str]) -> Iterable[tuple[int, Pair | None, str]]:
+    """``$correct`` then its misspellings, one per line; ``_`` becomes a space."""
+    target: str | None = None
+    for number, line in enumerate(lines, start=1):
+        text = line.strip()
+        if not text:
+            continue
+        word = text.removeprefix("$")
+        if not word or any(ch.isspace() for ch in word):
+            yield number, None, "expected one entry per line (Birkbeck writes spaces as '_')"
+            if text.startswith("$"):
+                target = None
+        elif text.startswith("$"):
+            target = word.replace("_", " ")
+        elif target is None:
+            yield number, None, "misspelling with no valid '$correct' line before it"
+        else:
+            yield number, (target, word.replace("_", " ")), ""
+
+
+def _parse_belinkov(lines: Sequence[str]) -> Iterable[tuple[int, Pair | None, str]]:
+    """``correct err1 err2 ...``: one pair per error (repeats on a line are repeated pairs)."""
+    for number, line in enumerate(lines, start=1):
+        tokens = line.split()
+        if len(tokens) == 1:
+            yield number, None, "a correct word with no misspelling after it"
+        for error in tokens[1:]:
+            yield number, (tokens[0], error), ""
+
+
+PARSERS: dict[str, Callable[[Sequence[str]], Iterable[tuple[int, Pair | None, str]]]] = {
+    "wikipedia": _parse_wikipedia,
+    "birkbeck": _parse_birkbeck,
+    "belinkov": _parse_belinkov,
+}
+
+
+def parse_misspelling_file(path: Path, fmt: str = "auto") -> tuple[list[Pair], list[str]]:
+    """``(correct, noisy)`` pairs in file order, and one ``"path, line N: problem"`` per skipped line.
+
+    ``fmt`` is ``auto`` (see :func:`detect_format`) or one of :data:`FORMATS`. Pairs are returned
+    as the file gives them, identical ones included; the miner decides what to drop.
+    """
+    if fmt != "auto" and fmt not in PARSERS:
+        raise ConfigError(f"unknown misspelling file format {fmt!r}: use auto, {', '.join(FORMATS)}")
+    path = Path(path)
+    lines = _read_lines(path)
+    fmt = detect_format(lines) if fmt == "auto" else fmt
+    pairs: list[Pair] = []
+    skips: list[str] = []
+    for number, pair, problem in PARSERS[fmt](lines):
+        if pair is None:
+            skips.append(f"{path}, line {number}: {problem}")
+            logger.warning("skipped %s", skips[-1])
+        else:
+            pairs.append(pair)
+    if not pairs:
+        raise InputError(path, f"no (correct, misspelling) pair in {fmt} format ({len(skips)} malformed line(s) skipped)")
+    return pairs, skips
+
+
+# --- classification ----------------------------------------------------------------------------
+
+
+def _keys_near(char: str, neighbours: Mapping[str, Sequence[str]]) -> set[str]:
+    """Lower-cased neighbours of ``char`` (indexing, so a NeighbourTable resolves accented keys)."""
+    try:
+        return {key.lower() for key in neighbours[char]}
+    except KeyError:
+        return set()
+
+
+def _adjacent(intended: str, typed: str, neighbours: Mapping[str, Sequence[str]]) -> bool:
+    """Whether two keys are physical neighbours, case-insensitively and in either direction
+    (a layout table lists only letters next to a letter, but ``;`` is still beside ``l``)."""
+    a, b = intended.lower(), typed.lower()
+    return b in _keys_near(a, neighbours) or a in _keys_near(b, neighbours)
+
+
+def classify_edit(correct: str, noisy: str, neighbours: Mapping[str, Sequence[str]]) -> str:
+    """The OSA (restricted Damerau) edit that turns ``correct`` into ``noisy``.
+
+    One of :data:`EDIT_TYPES`: ``insertion`` / ``deletion`` (one character more / fewer),
+    ``transposition`` (two adjacent characters swapped), ``keyboard`` (one substitution by a key
+    within distance 1 of the intended one in ``neighbours``, e.g. a layout's
+    ``distance_neighbours()``, compared case-insensitively), ``substitution`` (any other single
+    substitution, case-only changes included: Shift is the same key) or ``other`` (two or more
+    edits). Raises ``ValueError`` for identical strings, which are not an error at all.
+    """
+    distance = OSA.distance(correct, noisy)
+    if distance == 0:
+        raise ValueError(f"{correct!r} and its noisy form are identical: no edit to classify")
+    if distance > 1:
+        return "other"
+    if len(noisy) != len(correct):
+        return "insertion" if len(noisy) > len(correct) else "deletion"
+    differing = [i for i, (a, b) in enumerate(zip(correct, noisy)) if a != b]
+    if len(differing) == 2:
+        return "transposition"
+    i = differing[0]
+    return "keyboard" if _adjacent(correct[i], noisy[i], neighbours) else "substitution"
+
+
+# --- phonetic filter ---------------------------------------------------------------------------
+
+
+def phones(ipa: str) -> list[str]:
+    """IPA split into phones: combining marks, modifier letters (``ː``, ``ʰ``) and tie-barred
+    sequences (``t͡ʃ``) stay with their base; stress marks and spaces are dropped."""
+    segments: list[str] = []
+    for char in ipa:
+        if char.isspace() or char in "ˈˌ":
+            continue
+        attaches = unicodedata.combining(char) or unicodedata.category(char) == "Lm"
+        if segments and (attaches or segments[-1].endswith("\u0361")):
+            segments[-1] += char
+        else:
+            segments.append(char)
+    return segments
+
+
+def sound_alike(correct_ipa: str, noisy_ipa: str, threshold: float = PHONETIC_THRESHOLD) -> bool:
+    """Identical transcriptions, or phone-level normalised Levenshtein distance <= ``threshold``.
+    An empty transcription (the G2P knew nothing of the word) is never judged sound-alike."""
+    a, b = phones(correct_ipa), phones(noisy_ipa)
+    return bool(a and b) and Levenshtein.normalized_distance(a, b) <= threshold
+
+
+def drop_sound_alikes(
+    rows: list[dict[str, Any]], g2p: Callable[[str], str], threshold: float = PHONETIC_THRESHOLD
+) -> list[dict[str, Any]]:
+    """The rows whose ``noisy`` form does not sound like ``correct`` (each word transcribed once)."""
+    transcriptions: dict[str, str] = {}
+
+    def ipa(word: str) -> str:
+        if word not in transcriptions:
+            transcriptions[word] = g2p(word)
+        return transcriptions[word]
+
+    return [row for row in rows if not sound_alike(ipa(row["correct"]), ipa(row["noisy"]), threshold)]
+
+
+def load_g2p(lang: str) -> tuple[Callable[[str], str] | None, str]:
+    """An epitran word -> IPA function for ``lang`` and its name, or ``None`` and why not.
+
+    epitran is optional and not a project dependency. Its English needs flite's ``lex_lookup``
+    binary, which Debian's ``flite`` package does not ship, so English is checked for it.
+    """
+    try:
+        import epitran
+    except ImportError:
+        return None, "no G2P package installed"
+    code = EPITRAN_CODES.get(lang)
+    if code is None:
+        return None, f"no epitran code known for language {lang!r}"
+    if code == "eng-Latn" and shutil.which("lex_lookup") is None:
+        return None, "epitran's English needs flite's lex_lookup binary, not found on PATH"
+    return epitran.Epitran(code).transliterate, f"epitran {code}"
+
+
+# --- mining ------------------------------------------------------------------------------------
+
+
+def _read_all(paths: Sequence[Path]) -> tuple[Counter[Pair], dict[Pair, set[str]], int, list[str]]:
+    """Pair counts and source file names over all files, pairs read, and skip messages."""
+    counts: Counter[Pair] = Counter()
+    sources: dict[Pair, set[str]] = defaultdict(set)
+    skips: list[str] = []
+    for path in map(Path, paths):
+        pairs, file_skips = parse_misspelling_file(path)
+        counts.update(pairs)
+        for pair in pairs:
+            sources[pair].add(path.name)
+        skips.extend(file_skips)
+    return counts, sources, sum(counts.values()), skips
+
+
+def _phonetic(rows: list[dict[str, Any]], lang: str, enabled: bool) -> tuple[list[dict[str, Any]], str]:
+    """Rows after the sound-alike filter, and the stats line saying whether and how it ran."""
+    if not enabled:
+        return rows, "not applied (disabled)"
+    g2p, name = load_g2p(lang)
+    if g2p is None:
+        return rows, f"not applied ({name})"
+    kept = drop_sound_alikes(rows, g2p)
+    return kept, (
+        f"applied: {name} IPA, dropped {len(rows) - len(kept)} pair(s) whose phone-level normalised "
+        f"Levenshtein distance is <= {PHONETIC_THRESHOLD}"
+    )
+
+
+def mine_misspellings(
+    paths: Sequence[Path],
+    lang: str = "en",
+    layout: str = "qwerty",
+    keyboard_only: bool = False,
+    phonetic_filter: bool = True,
+) -> tuple[list[dict], dict]:
+    """Dictionary rows for every distinct ``(correct, noisy)`` pair of the files, and stats.
+
+    Rows carry ``lang, correct, noisy, count`` (occurrences across all files), ``probability``,
+    ``edit_type`` (:func:`classify_edit` on ``layout``), ``distance`` (OSA), ``multiword`` (a
+    space on either side) and ``sources`` (the file names, comma-separated); identical pairs are
+    dropped and rows are sorted by ``(correct, noisy)``.
+
+    ``keyboard_only`` is NoiseQA's filter: it keeps ``insertion``, ``deletion``,
+    ``transposition`` and ``keyboard`` pairs, the slips a keyboard produces (an extra or missed
+    key press, two keys hit out of order, a neighbouring key hit), and drops other substitutions
+    and multi-edit rewrites, which come from not knowing the spelling rather than from typing.
+    ``phonetic_filter`` drops sound-alike pairs (:func:`sound_alike`) when a G2P is available
+    (:func:`load_g2p`); the stats say whether it ran.
+    """
+    neighbours = load_layout(layout).distance_neighbours()
+    counts, sources, pairs_read, skips = _read_all(paths)
+    rows = [
+        {
+            "lang": lang,
+            "correct": correct,
+            "noisy": noisy,
+            "count": count,
+            "probability": 0.0,
+            "edit_type": classify_edit(correct, noisy, neighbours),
+            "distance": OSA.distance(correct, noisy),
+            "multiword": " " in correct or " " in noisy,
+            "sources": ",".join(sorted(sources[correct, noisy])),
+        }
+        for (correct, noisy), count in sorted(counts.items())
+        if correct != noisy
+    ]
+    distinct = len(rows)
+    if keyboard_only:
+        rows = [row for row in rows if row["edit_type"] in KEYBOARD_TYPES]
+    after_keyboard = len(rows)
+    rows, phonetic = _phonetic(rows, lang, phonetic_filter)
+    by_type = Counter(row["edit_type"] for row in rows)
+    stats = {
+        "pairs_read": pairs_read,
+        "distinct_pairs": distinct,
+        "identical_dropped": len(counts) - distinct,
+        "keyboard_dropped": distinct - after_keyboard,
+        "phonetic_dropped": after_keyboard - len(rows),
+        "pairs_kept": len(rows),
+        "by_type": {edit_type: by_type[edit_type] for edit_type in EDIT_TYPES},
+        "skipped": len(skips),
+        "skip_examples": skips[:10],
+        "keyboard_only": keyboard_only,
+        "phonetic_filter": phonetic,
+        "layout": layout,
+    }
+    return with_probabilities(rows), stats

@@ -1,0 +1,95 @@
+"""Write a mined dictionary as a Hub dataset repo on disk (``train`` split), with its card."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from builders.card import cell, size_category, unique
+from builders.noise_dictionary import dictionary_features
+from builders.repo import NOISE_DICTIONARY, DatasetRepo, atomic_write_text
+
+SPLIT = "train"
+
+
+@dataclass
+class MinedDictionary:
+    """A miner's result and everything its card says about it."""
+
+    miner: str
+    lang: str
+    inputs: list[str]
+    params: dict[str, Any]
+    rows: list[dict[str, Any]]
+    columns: dict[str, Any]
+    column_docs: dict[str, str]
+    stats: dict[str, Any]
+    description: str
+    source_description: str
+    license: str
+    citation: str
+    command: list[str]
+    use_command: str
+    top_extra: tuple[str, ...] = ()
+
+
+def write_dictionary(out: Path, mined: MinedDictionary, *, config_name: str | None = None, version: str = "1.0.0",
+                     pretty_name: str | None = None, overwrite: bool = False) -> Path:
+    """Write (or replace) one dictionary config in ``out`` and re-render the card; returns the parquet path."""
+    repo = DatasetRepo(out, version, pretty_name, kind=NOISE_DICTIONARY)
+    name = config_name or f"{mined.miner}-{mined.lang}"
+    spec = {"miner": mined.miner, "lang": mined.lang, "inputs": mined.inputs, "params": mined.params}
+    repo.check_config(name, spec, overwrite)
+    path = repo.write_split(name, SPLIT, mined.rows, dictionary_features(mined.columns))
+    top = sorted(mined.rows, key=lambda r: (-r["count"], r["correct"], r["noisy"]))[:15]
+    repo.record_config(name, {
+        "spec": spec,
+        "stats": {"pairs": len(mined.rows), **mined.stats},
+        "card": {
+            "description": mined.description, "source_description": mined.source_description,
+            "license": mined.license, "citation": mined.citation, "columns": mined.column_docs,
+            "command": shlex.join([*mined.command, "--config-name", name, "--dataset-version", version]),
+            "use_command": mined.use_command.format(out="OUT", config=name),
+            "top_extra": list(mined.top_extra),
+            "top": [{k: cell(round(v, 4) if isinstance(v, float) else v) for k, v in r.items() if k != "examples"}
+                    for r in top],
+            "correct_words": len({r["correct"] for r in mined.rows}),
+        },
+    })
+    atomic_write_text(out / "README.md", render_dictionary_card(repo.manifest))
+    return path
+
+
+def render_dictionary_card(manifest: dict[str, Any], repo_hint: str = "ORG/NAME") -> str:
+    """README.md of a noise-dictionary repo."""
+    from huggingface_hub import DatasetCard, DatasetCardData
+
+    entries = [{**entry["card"], "name": name, "inputs": entry["spec"]["inputs"], "lang": entry["spec"]["lang"],
+                "params_json": json.dumps(entry["spec"]["params"], sort_keys=True, ensure_ascii=False),
+                "rows": entry["stats"]["pairs"], "stats": {k: v for k, v in entry["stats"].items() if k != "pairs"}}
+               for name, entry in manifest["configs"].items()]
+    licenses = unique([e["license"] for e in entries])
+    card_data = DatasetCardData(
+        language=sorted({e["lang"] for e in entries}),
+        license=licenses[0] if len(licenses) == 1 else licenses,
+        annotations_creators=["machine-generated"],
+        language_creators=["found"],
+        multilinguality="multilingual" if len({e["lang"] for e in entries}) > 1 else "monolingual",
+        size_categories=size_category(max(e["rows"] for e in entries)),
+        source_datasets=["original"],
+        pretty_name=manifest.get("pretty_name") or "noisecraft natural-noise dictionary",
+        tags=["robustness", "noise", "natural-noise", "noise-dictionary", "noisecraft"],
+        configs=[{"config_name": e["name"], "data_files": [{"split": SPLIT, "path": f"{e['name']}/{SPLIT}-*.parquet"}]}
+                 for e in entries],
+    )
+    template = (resources.files("dataset_cards") / "templates" / "noise_dictionary.md").read_text(encoding="utf-8")
+    card = DatasetCard.from_template(
+        card_data, template_str=template, pretty_name=card_data.pretty_name, version=manifest["version"],
+        toolkit_version=manifest["toolkit_version"], configs=entries, repo_hint=repo_hint,
+        citations="\n\n".join(unique([e["citation"] for e in entries])),
+    )
+    return str(card)

@@ -1,0 +1,86 @@
+"""Wiki markup to sentences and tokens, per language.
+
+Markup is stripped with mwparserfromhell. Sentences end at ``. ! ?`` and the full stops of other
+scripts (``। ॥ ؟ 。 ！ ？``); for the languages that Moses has non-breaking prefixes for (``Dr.``,
+``z.B.``...) those do not end a sentence. Tokens come from the Moses tokenizer (sacremoses) for
+languages written with spaces; Chinese, Japanese and Thai, written without spaces between words,
+are handled per character, so their "word" pairs are character edits.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+from builders.errors import ConfigError
+
+#: Written without spaces between words: one token per character.
+CHARACTER_LANGUAGES = frozenset({"zh", "ja", "th"})
+#: Written with spaces; Moses tokenisation applies (language-specific rules where Moses has them).
+SPACE_LANGUAGES = frozenset({
+    "af", "ar", "as", "bg", "bn", "ca", "cs", "cy", "da", "de", "el", "en", "es", "et", "eu", "fa", "fi", "fr",
+    "ga", "gl", "gu", "he", "hi", "hr", "hu", "id", "is", "it", "kn", "ko", "lt", "lv", "ml", "mr", "ms", "nl",
+    "no", "or", "pa", "pl", "pt", "ro", "ru", "sk", "sl", "sr", "sv", "sw", "ta", "te", "tl", "tr", "uk", "ur", "vi",
+})
+SUPPORTED_LANGUAGES = CHARACTER_LANGUAGES | SPACE_LANGUAGES
+
+_SENTENCE_END = re.compile(r"[.!?।॥؟]+[\"'”’»)\]]*\s+|[。！？]+[”’」』）]*")
+_LAST_WORD = re.compile(r"(\S+)\.[\"'”’»)\]]*$")
+_REFERENCES = re.compile(r"<ref[^>/]*/>|<ref[^>]*>.*?</ref\s*>", re.IGNORECASE | re.DOTALL)
+
+
+def strip_markup(wikitext: str) -> str:
+    """Plain text of wikitext: templates, references, tags and link syntax removed."""
+    import mwparserfromhell
+
+    # references are citations, not prose: drop them before mwparserfromhell keeps their text
+    return mwparserfromhell.parse(_REFERENCES.sub("", wikitext)).strip_code(normalize=True, collapse=True)
+
+
+@cache
+def _nonbreaking_prefixes(lang: str) -> frozenset[str]:
+    from sacremoses._data_nonbreaking_prefixes import NONBREAKING_PREFIXES
+
+    text = NONBREAKING_PREFIXES.get(f"nonbreaking_prefix.{lang}", "")
+    return frozenset(line.split("#")[0].strip() for line in text.splitlines() if line.split("#")[0].strip())
+
+
+class LanguageText:
+    """Sentence splitting and tokenisation for one language."""
+
+    def __init__(self, lang: str) -> None:
+        if lang not in SUPPORTED_LANGUAGES:
+            raise ConfigError(
+                f"language {lang!r} is not supported for mining; supported: {', '.join(sorted(SUPPORTED_LANGUAGES))}"
+            )
+        self.lang = lang
+        self.by_character = lang in CHARACTER_LANGUAGES
+        self._prefixes = _nonbreaking_prefixes(lang)
+        self._moses = None
+
+    def sentences(self, text: str) -> list[str]:
+        """Sentences of plain text, line by line (a paragraph never continues a sentence)."""
+        out: list[str] = []
+        for line in text.splitlines():
+            start = 0
+            for match in _SENTENCE_END.finditer(line):
+                candidate = line[start : match.end()].strip()
+                last = _LAST_WORD.search(candidate)
+                if last and (last.group(1) in self._prefixes or len(last.group(1)) == 1):
+                    continue  # "Dr." or an initial: the sentence goes on
+                if candidate:
+                    out.append(candidate)
+                start = match.end()
+            if line[start:].strip():
+                out.append(line[start:].strip())
+        return out
+
+    def tokens(self, sentence: str) -> list[str]:
+        """Word and punctuation tokens (characters for zh, ja, th)."""
+        if self.by_character:
+            return [ch for ch in sentence if not ch.isspace()]
+        if self._moses is None:
+            from sacremoses import MosesTokenizer
+
+            self._moses = MosesTokenizer(lang=self.lang)
+        return self._moses.tokenize(sentence, escape=False)
