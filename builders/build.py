@@ -39,6 +39,12 @@ class ConfigRequest:
     fields: tuple[str, ...] | None = None
     config_name: str | None = None
     protect_entities: bool = False
+    dictionary: str | None = None
+    dictionary_config: str | None = None
+    only_typos: bool = True
+    where: str = "all"
+    word_list: str | None = None
+    extra_letters: int = 3
 
 
 @dataclass(frozen=True)
@@ -108,9 +114,11 @@ def _command(request: ConfigRequest, job: NoiseJob, name: str, split: str, repo:
     args = ["noisecraft", "build", "--source", request.source, "--lang", request.lang, "--split", split,
             "--noise", job.model.noise_id, "--seed", str(job.seed), "--fields", *job.fields]
     params = job.model.params()
-    for key in ("rate", "layout", "mode"):
-        if key in params:
-            args += [f"--{key}", str(params[key])]
+    for key in ("rate", "layout", "mode", "dictionary", "dictionary_config", "where", "word_list", "extra_letters"):
+        if params.get(key) not in (None, ""):
+            args += [f"--{key.replace('_', '-')}", str(params[key])]
+    if params.get("only_typos") is False:
+        args.append("--all-pairs")
     if job.protect_entities:
         args.append("--protect-entities")
     if request.data_file is not None:
@@ -151,7 +159,10 @@ def run_batches(job: NoiseJob, rows: list[dict[str, Any]], num_proc: int, batch_
 def build_config(repo: DatasetRepo, request: ConfigRequest, *, num_proc: int = 1, batch_size: int = 1000,
                  overwrite: bool = False, progress: bool = True) -> BuiltConfig:
     """Build one config into ``repo`` and record it in the manifest (the card is rendered by the caller)."""
-    model = create(request.noise, lang=request.lang, rate=request.rate, layout=request.layout, mode=request.mode)
+    model = create(request.noise, lang=request.lang, rate=request.rate, layout=request.layout, mode=request.mode,
+                   dictionary=request.dictionary, dictionary_config=request.dictionary_config,
+                   only_typos=request.only_typos, where=request.where, word_list=request.word_list,
+                   extra_letters=request.extra_letters)
     data = load_source(request.source, request.lang, request.split, request.data_file)
     info = data.info
     fields = request.fields
@@ -166,7 +177,7 @@ def build_config(repo: DatasetRepo, request: ConfigRequest, *, num_proc: int = 1
     repo.check_config(name, spec, overwrite)
     rows, dropped = run_batches(job, data.rows, num_proc, batch_size, progress, desc=name)
     path = repo.write_split(name, data.split, rows, output_features(data, job.fields))
-    stats = config_stats(len(data.rows), rows, job.fields, dropped)
+    stats = config_stats(len(data.rows), rows, job.fields, dropped, per_word=not model.rewrites_whole_field)
     repo.record_config(name, {
         "spec": spec,
         "origin": data.origin,

@@ -73,12 +73,24 @@ def _parser() -> argparse.ArgumentParser:
                        help=f"noise model, optionally versioned (repeatable; default: keyboard): "
                             f"{', '.join(f'{m.name}@{m.version}' for m in NOISE_MODELS.values())}")
     noise.add_argument("--rate", type=float, default=0.25,
-                       help="per-word probability of a typo for keyboard/swap (default: %(default)s, as in NoiseQA)")
+                       help="per-word probability of a typo for keyboard/swap/misspelling/reduplication; target share "
+                            "of words replaced for wikiedit (default: %(default)s, as in NoiseQA)")
     noise.add_argument("--layout", help="keyboard layout name or .toml file (default: the language's native layout)")
     noise.add_argument("--mode", choices=("noiseqa", "coles"), default="noiseqa",
                        help="keyboard protocol: noiseqa (row neighbours, lower-case letters) or coles (distance-1 "
                             "keys, first/last kept, words > 4 chars) (default: %(default)s)")
     noise.add_argument("--seed", type=int, default=0, help="random seed (default: %(default)s)")
+    noise.add_argument("--dictionary", metavar="SPEC",
+                       help="natural noise (wikiedit, misspelling, reduplication): a folder made by `noisecraft mine`, "
+                            "a Hub dataset repo id, or a TSV 'correct<TAB>noisy[<TAB>count]'")
+    noise.add_argument("--dictionary-config", metavar="NAME", help="config of a mined dictionary folder or repo")
+    noise.add_argument("--all-pairs", action="store_true",
+                       help="wikiedit: use every mined pair, not only those flagged likely_typo")
+    noise.add_argument("--where", choices=("all", "function", "content", "listed"), default="all",
+                       help="misspelling: which words may be misspelt (default: %(default)s)")
+    noise.add_argument("--word-list", metavar="FILE", help="misspelling --where listed: one word per line")
+    noise.add_argument("--extra-letters", type=int, default=3,
+                       help="reduplication: letters added when no mined variant exists (default: %(default)s)")
     noise.add_argument("--protect-entities", action="store_true",
                        help="token-tag tasks: leave entity tokens unperturbed")
 
@@ -164,7 +176,9 @@ def cmd_build(args: argparse.Namespace) -> int:
             data_file=Path(args.data_file.replace("{lang}", lang)) if args.data_file else None,
             rate=args.rate, layout=args.layout, mode=args.mode, seed=args.seed,
             fields=tuple(args.fields) if args.fields else None, config_name=args.config_name,
-            protect_entities=args.protect_entities,
+            protect_entities=args.protect_entities, dictionary=args.dictionary,
+            dictionary_config=args.dictionary_config, only_typos=not args.all_pairs, where=args.where,
+            word_list=args.word_list, extra_letters=args.extra_letters,
         )
         built.append(build_config(repo, request, num_proc=args.num_proc, batch_size=args.batch_size,
                                   overwrite=args.overwrite, progress=not args.no_progress))

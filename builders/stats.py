@@ -32,9 +32,14 @@ def field_scores(originals: Sequence[Any], noisy: Sequence[Any]) -> dict[str, fl
     }
 
 
-def config_stats(rows_in: int, rows: Sequence[dict[str, Any]], fields: Sequence[str], dropped: Counter[str]) -> dict[str, Any]:
-    """The statistics block recorded in the manifest, printed on the console and shown in the card."""
-    return {
+def config_stats(rows_in: int, rows: Sequence[dict[str, Any]], fields: Sequence[str], dropped: Counter[str],
+                 per_word: bool = True) -> dict[str, Any]:
+    """The statistics block recorded in the manifest, printed on the console and shown in the card.
+
+    With ``per_word`` (word-level noise), ``edit_rate`` is the achieved share of words edited:
+    edits over the words of the original fields, to compare with the requested ``--rate``.
+    """
+    stats: dict[str, Any] = {
         "rows_in": rows_in,
         "rows": len(rows),
         "rows_changed": sum(1 for row in rows if row["noise_edits"]),
@@ -45,6 +50,13 @@ def config_stats(rows_in: int, rows: Sequence[dict[str, Any]], fields: Sequence[
             for name in fields
         },
     }
+    if per_word:
+        from builders.text_units import word_pattern
+
+        findall = word_pattern().findall
+        words = sum(len(findall(_as_text(row[f"original_{name}"]))) for row in rows for name in fields)
+        stats["edit_rate"] = round(stats["edits"] / words, 4) if words else 0.0
+    return stats
 
 
 STATS_HEADER = ("config", "split", "rows", "changed", "dropped", "field", "CER %", "WER %", "BLEU")

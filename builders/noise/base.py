@@ -39,9 +39,14 @@ class NoiseModel:
         """The parameters that, with the seed, determine the output."""
         return dataclasses.asdict(self)
 
+    def seed_params(self) -> dict[str, Any]:
+        """The parameters that enter the seed: :meth:`params`, less anything that only says where
+        an input lives (a dictionary is identified by its content digest, not its path)."""
+        return self.params()
+
     def digest(self) -> str:
-        """Stable digest of :meth:`params`, part of every example's seed."""
-        return params_digest(self.params())
+        """Stable digest of :meth:`seed_params`, part of every example's seed."""
+        return params_digest(self.seed_params())
 
     def describe(self) -> str:
         """One paragraph for the dataset card: what the noise does with these parameters."""

@@ -7,10 +7,13 @@ from builders.noise.base import NoiseModel
 from builders.noise.destructive import CopySort, ReverseWords, ShuffleWords, SortWords
 from builders.noise.keyboard import KeyboardTypos
 from builders.noise.keyboard_layouts import layout_for_language
+from builders.noise.natural import MisspellingNoise, ReduplicationNoise, WikiEditNoise
 from builders.noise.typos import SwapTypos
 
 NOISE_MODELS: dict[str, type[NoiseModel]] = {
-    model.name: model for model in (KeyboardTypos, SwapTypos, SortWords, ReverseWords, ShuffleWords, CopySort)
+    model.name: model
+    for model in (KeyboardTypos, SwapTypos, WikiEditNoise, MisspellingNoise, ReduplicationNoise, SortWords, ReverseWords,
+                  ShuffleWords, CopySort)
 }
 
 
@@ -21,6 +24,12 @@ def create(
     rate: float = 0.25,
     layout: str | None = None,
     mode: str = "noiseqa",
+    dictionary: str | None = None,
+    dictionary_config: str | None = None,
+    only_typos: bool = True,
+    where: str = "all",
+    word_list: str | None = None,
+    extra_letters: int = 3,
 ) -> NoiseModel:
     """Instantiate a noise model; ``name`` may carry a version (``keyboard@1``), which must exist."""
     base, _, version = name.partition("@")
@@ -33,4 +42,11 @@ def create(
         return KeyboardTypos(rate=rate, layout=layout or layout_for_language(lang).name, mode=mode)  # type: ignore[arg-type]
     if model is SwapTypos:
         return SwapTypos(rate=rate)
+    natural = {"rate": rate, "dictionary": dictionary or "", "dictionary_config": dictionary_config, "lang": lang}
+    if model is WikiEditNoise:
+        return WikiEditNoise(**natural, only_typos=only_typos)
+    if model is MisspellingNoise:
+        return MisspellingNoise(**natural, where=where, word_list=word_list)
+    if model is ReduplicationNoise:
+        return ReduplicationNoise(**natural, extra_letters=extra_letters)
     return model()

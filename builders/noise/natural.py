@@ -1,0 +1,305 @@
+"""Natural noise: inject forms that people really produced, from mined dictionaries.
+
+* ``wikiedit`` (Stickland et al., 2023): tokens are visited in a random order (sampling without
+  replacement) and each one found in a Wikipedia-edit dictionary is replaced by a noisy form drawn
+  by its probability, until ``rate`` of the text's words are replaced or no candidate is left.
+* ``misspelling`` (NoiseQA's natural-misspelling placement experiments): each word that has a
+  listed misspelling and matches ``where`` (``all``, ``function`` or ``content`` words, or the
+  words of a ``listed`` file) is replaced with probability ``rate``.
+* ``reduplication`` (the CoLeS protocol; lengthening studied by Brody & Diakopoulos, 2011): each
+  word, with probability ``rate``, is lengthened the way tweets
+  lengthen it: a mined variant of that word when the dictionary has one, else one of its vowels or
+  its last letter repeated ``extra_letters`` more times, so the word stays recognisable.
+
+Case follows the original word (``Receive`` -> ``Recieve``). Words touching protected spans are
+left alone. The dictionary's content digest is part of the parameters, so a set built from a
+different dictionary never claims the same seed stream.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import ClassVar
+
+from builders.edits import Edit, Noised, Span, noised_from_edits
+from builders.errors import ConfigError
+from builders.noise.base import NoiseModel
+from builders.noise.keyboard import NOISEQA_CITATION, check_rate
+from builders.noise_dictionary import NoiseDictionary, load_dictionary
+from builders.seeding import ExampleRng
+from builders.text_units import word_pattern
+
+WIKIEDIT_CITATION = """@inproceedings{stickland-etal-2023-robustification,
+  title = {Robustification of Multilingual Language Models to Real-world Noise in Crosslingual Zero-shot Settings
+           with Robust Contrastive Pretraining},
+  author = {Stickland, Asa Cooper and Sengupta, Sailik and Krone, Jason and Mansour, Saab and He, He},
+  booktitle = {Proceedings of the 17th Conference of the European Chapter of the Association for Computational Linguistics},
+  year = {2023},
+  pages = {1375--1391}
+}"""
+
+PLACEMENTS = ("all", "function", "content", "listed")
+VOWELS = frozenset("aeiouyAEIOUY")
+
+
+def dictionary_spec(dictionary: str | None, config: str | None) -> str:
+    """Where to load a dictionary from: a folder's config subfolder, or ``org/name:config`` on the Hub."""
+    if not dictionary:
+        raise ConfigError("this noise needs a dictionary: pass --dictionary (a mined folder, a Hub repo id or a TSV)")
+    if config is None:
+        return dictionary
+    return str(Path(dictionary) / config) if Path(dictionary).is_dir() else f"{dictionary}:{config}"
+
+
+def _digest(dictionary: NoiseDictionary) -> str:
+    h = hashlib.blake2b(digest_size=8)
+    for word, (forms, cumulative) in dictionary.entries.items():
+        h.update(repr((word, forms, cumulative)).encode("utf-8"))
+    return h.hexdigest()
+
+
+def match_case(original: str, replacement: str) -> str:
+    """Give ``replacement`` the case pattern of ``original`` (lower, Capitalised or UPPER)."""
+    if original.isupper() and len(original) > 1:
+        return replacement.upper()
+    if original[:1].isupper():
+        return replacement[:1].upper() + replacement[1:]
+    return replacement
+
+
+def _lookup(dictionary: NoiseDictionary, word: str) -> str | None:
+    """The dictionary key for ``word``: itself, or its lower-case form for capitalised words."""
+    if word in dictionary:
+        return word
+    lower = word.lower()
+    return lower if lower != word and lower in dictionary else None
+
+
+def _untouchable(start: int, end: int, spans: Sequence[Span]) -> bool:
+    return any(start < e and s < end for s, e in spans)
+
+
+@dataclass(frozen=True)
+class _DictionaryNoise(NoiseModel):
+    """Shared loading of the dictionary named by the parameters."""
+
+    rate: float = 0.25
+    dictionary: str = ""
+    dictionary_config: str | None = None
+    lang: str = "en"
+    _dictionary: NoiseDictionary = field(init=False, repr=False, compare=False)
+    _dictionary_digest: str = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        check_rate(self.rate)
+        loaded = self._load()
+        object.__setattr__(self, "_dictionary", loaded)
+        object.__setattr__(self, "_dictionary_digest", _digest(loaded) if loaded is not None else "")
+
+    def _load(self) -> NoiseDictionary | None:
+        return load_dictionary(dictionary_spec(self.dictionary, self.dictionary_config), lang=self.lang)
+
+    def params(self) -> dict[str, object]:
+        return {"rate": self.rate, "dictionary": self.dictionary, "dictionary_config": self.dictionary_config,
+                "dictionary_digest": self._dictionary_digest, "lang": self.lang}
+
+    def seed_params(self) -> dict[str, object]:
+        return {k: v for k, v in self.params().items() if k not in ("dictionary", "dictionary_config")}
+
+
+@dataclass(frozen=True)
+class WikiEditNoise(_DictionaryNoise):
+    """Replace a target fraction of words with forms mined from Wikipedia edits."""
+
+    only_typos: bool = True
+
+    name: ClassVar[str] = "wikiedit"
+    version: ClassVar[int] = 1
+    citation: ClassVar[str] = WIKIEDIT_CITATION
+
+    def _load(self) -> NoiseDictionary:
+        spec = dictionary_spec(self.dictionary, self.dictionary_config)
+        if self.only_typos and not spec.endswith(".tsv"):
+            return load_dictionary(spec, lang=self.lang, keep={"likely_typo": True})
+        return load_dictionary(spec, lang=self.lang)
+
+    def params(self) -> dict[str, object]:
+        return {**super().params(), "only_typos": self.only_typos}
+
+    def describe(self) -> str:
+        kept = "likely typos only" if self.only_typos else "all mined pairs"
+        return (f"Natural noise from Wikipedia edit history ({kept}; {len(self._dictionary)} words in `{self.dictionary}`"
+                f"{f' config `{self.dictionary_config}`' if self.dictionary_config else ''}): words are visited in a "
+                f"random order and those in the dictionary are replaced by a mined noisy form, drawn by probability, "
+                f"until {self.rate:.0%} of the words are replaced or no candidate is left (see the achieved edit rate).")
+
+    def apply(self, texts: Sequence[str], rngs: Sequence[ExampleRng],
+              protected: Sequence[Sequence[Span]] | None = None) -> list[Noised]:
+        dictionary = self._dictionary
+        results = []
+        for index, text in enumerate(texts):
+            spans = protected[index] if protected else ()
+            rng = rngs[index]
+            words = list(word_pattern().finditer(text))
+            target = int(self.rate * len(words) + 0.5)
+            order = list(range(len(words)))
+            rng.shuffle(order)
+            chosen: list[Edit] = []
+            for i in order:
+                if len(chosen) >= target:
+                    break
+                match = words[i]
+                key = _lookup(dictionary, match.group())
+                if key is None or _untouchable(match.start(), match.end(), spans):
+                    continue
+                noisy = match_case(match.group(), dictionary.sample(key, rng))
+                chosen.append(Edit(match.start(), match.end(), match.group(), noisy, "wikiedit"))
+            results.append(noised_from_edits(text, sorted(chosen)))
+        return results
+
+
+def _word_list(path: Path) -> frozenset[str]:
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read word list: {exc}") from exc
+    return frozenset(line.strip().lower() for line in lines if line.strip() and not line.startswith("#"))
+
+
+def function_words(lang: str) -> frozenset[str]:
+    """The closed-class words of a language shipped in ``builders/wordlists/<lang>.txt``."""
+    path = Path(str(resources.files("builders") / "wordlists" / f"{lang}.txt"))
+    if not path.is_file():
+        raise ConfigError(f"no function-word list for {lang!r}: --where function/content needs "
+                          f"builders/wordlists/{lang}.txt (or use --where listed --word-list FILE)")
+    return _word_list(path)
+
+
+@dataclass(frozen=True)
+class MisspellingNoise(_DictionaryNoise):
+    """Replace words that have a natural misspelling, where the placement allows."""
+
+    where: str = "all"
+    word_list: str | None = None
+    _eligible: frozenset[str] | None = field(init=False, repr=False, compare=False)
+
+    name: ClassVar[str] = "misspelling"
+    version: ClassVar[int] = 1
+    citation: ClassVar[str] = NOISEQA_CITATION
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.where not in PLACEMENTS:
+            raise ConfigError(f"--where must be one of {', '.join(PLACEMENTS)}, got {self.where!r}")
+        if self.where == "listed":
+            if not self.word_list:
+                raise ConfigError("--where listed needs --word-list FILE")
+            words: frozenset[str] | None = _word_list(Path(self.word_list))
+        elif self.where in ("function", "content"):
+            words = function_words(self.lang)
+        else:
+            words = None
+        object.__setattr__(self, "_eligible", words)
+
+    def params(self) -> dict[str, object]:
+        return {**super().params(), "where": self.where, "word_list": self.word_list}
+
+    def describe(self) -> str:
+        place = {"all": "any word", "function": "function words", "content": "content words",
+                 "listed": f"the words listed in `{self.word_list}`"}[self.where]
+        return (f"Natural misspellings ({len(self._dictionary)} words in `{self.dictionary}`): each of {place} that has a "
+                f"known misspelling is replaced, with probability {self.rate}, by one drawn by frequency.")
+
+    def _placed(self, word: str) -> bool:
+        if self._eligible is None:
+            return True
+        inside = word.lower() in self._eligible
+        return not inside if self.where == "content" else inside
+
+    def apply(self, texts: Sequence[str], rngs: Sequence[ExampleRng],
+              protected: Sequence[Sequence[Span]] | None = None) -> list[Noised]:
+        dictionary = self._dictionary
+        results = []
+        for index, text in enumerate(texts):
+            spans = protected[index] if protected else ()
+            rng = rngs[index]
+            edits: list[Edit] = []
+            for match in word_pattern().finditer(text):
+                word = match.group()
+                key = _lookup(dictionary, word)
+                if key is None or not self._placed(word) or _untouchable(match.start(), match.end(), spans):
+                    continue
+                if rng.random() >= self.rate:
+                    continue
+                edits.append(Edit(match.start(), match.end(), word, match_case(word, dictionary.sample(key, rng)),
+                                  "misspelling"))
+            results.append(noised_from_edits(text, edits))
+        return results
+
+
+LENGTHENING_CITATION = """@inproceedings{brody-diakopoulos-2011-cooooooooooooooollllllllllllll,
+  title = {Cooooooooooooooollllllllllllll!!!!!!!!!!!!!! Using Word Lengthening to Detect Sentiment in Microblogs},
+  author = {Brody, Samuel and Diakopoulos, Nicholas},
+  booktitle = {Proceedings of the 2011 Conference on Empirical Methods in Natural Language Processing},
+  year = {2011},
+  pages = {562--570}
+}"""
+
+
+@dataclass(frozen=True)
+class ReduplicationNoise(_DictionaryNoise):
+    """Emphatic letter lengthening, from mined tweet variants or a fixed number of extra letters."""
+
+    extra_letters: int = 3
+
+    name: ClassVar[str] = "reduplication"
+    version: ClassVar[int] = 1
+    citation: ClassVar[str] = LENGTHENING_CITATION
+
+    def __post_init__(self) -> None:
+        if self.extra_letters < 1:
+            raise ConfigError("--extra-letters must be at least 1")
+        super().__post_init__()
+
+    def _load(self) -> NoiseDictionary | None:
+        if not self.dictionary:
+            return None  # no mined statistics: lengthen by extra_letters
+        return super()._load()
+
+    def params(self) -> dict[str, object]:
+        return {**super().params(), "extra_letters": self.extra_letters}
+
+    def describe(self) -> str:
+        source = (f"a variant mined from tweets (`{self.dictionary}`, {len(self._dictionary)} words) when the word has one, "
+                  f"else " if self._dictionary is not None else "")
+        return (f"Letter reduplication: each word, with probability {self.rate}, is lengthened: {source}one of its "
+                f"vowels or its last letter repeated {self.extra_letters} more times.")
+
+    def apply(self, texts: Sequence[str], rngs: Sequence[ExampleRng],
+              protected: Sequence[Sequence[Span]] | None = None) -> list[Noised]:
+        dictionary = self._dictionary
+        results = []
+        for index, text in enumerate(texts):
+            spans = protected[index] if protected else ()
+            rng = rngs[index]
+            edits: list[Edit] = []
+            for match in word_pattern().finditer(text):
+                word = match.group()
+                if len(word) < 2 or not word.isalpha() or _untouchable(match.start(), match.end(), spans):
+                    continue
+                if rng.random() >= self.rate:
+                    continue
+                key = _lookup(dictionary, word) if dictionary is not None else None
+                if key is not None:
+                    longer = match_case(word, dictionary.sample(key, rng))
+                else:
+                    positions = [i for i, ch in enumerate(word) if ch in VOWELS] + [len(word) - 1]
+                    i = positions[rng.below(len(positions))]
+                    longer = word[: i + 1] + word[i] * self.extra_letters + word[i + 1 :]
+                edits.append(Edit(match.start(), match.end(), word, longer, "reduplication"))
+            results.append(noised_from_edits(text, edits))
+        return results
