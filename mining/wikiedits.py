@@ -236,6 +236,11 @@ def mine_dumps(miner: WikiEditMiner, dumps: list[Path], checkpoints: Path, num_p
     return results, run
 
 
+def typo_distance(word: str) -> int:
+    """Most edits a typo of ``word`` plausibly has: 2, and one more per 4 letters beyond 8."""
+    return max(2, len(word) // 4)
+
+
 def dictionary_rows(lang: str, results: list[FileResult], examples_per_pair: int = 3) -> list[dict[str, Any]]:
     """Merge per-file results into dictionary rows with the typo/content-edit flags."""
     from rapidfuzz.distance import Levenshtein
@@ -261,7 +266,7 @@ def dictionary_rows(lang: str, results: list[FileResult], examples_per_pair: int
             "lang": lang, "correct": correct, "noisy": noisy, "count": count,
             "distance": distance, "case_only": case_only, "has_digits": has_digits, "capitalised": capitalised,
             "real_word": real_word,
-            "likely_typo": not (case_only or has_digits or capitalised or real_word) and distance <= 2,
+            "likely_typo": not (case_only or has_digits or capitalised or real_word) and distance <= typo_distance(correct),
             "examples": examples.get((correct, noisy), []),
         })
     rows.sort(key=lambda r: (r["correct"], -r["count"], r["noisy"]))
@@ -297,7 +302,7 @@ WIKIEDIT_COLUMN_DOCS = {
     "has_digits": "either form has a digit (numbers and dates: content edits)",
     "capitalised": "the correct form starts with a capital (names and proper nouns: often content edits)",
     "real_word": "the noisy form is itself a correct word elsewhere in this dictionary (real-word edit)",
-    "likely_typo": "none of the flags above and distance <= 2: a probable typo",
+    "likely_typo": "none of the flags above and distance <= max(2, len(correct) // 4): a probable typo",
     "examples": "up to 3 provenance examples: page, old and new revision ids, sentence before and after",
 }
 

@@ -1,0 +1,175 @@
+"""Wikipedia edit-history mining on real MediaWiki exports, damaged inputs and resumption."""
+
+from __future__ import annotations
+
+import gzip
+import shutil
+import subprocess
+from pathlib import Path
+
+import datasets
+import pytest
+
+from builders.errors import ConfigError, InputError
+from builders.noise_dictionary import load_dictionary
+from mining.mediawiki import PageEnd, Revision, read_dump
+from mining.output import write_dictionary
+from mining.wiki_text import LanguageText
+from mining.wikiedits import WikiEditMiner, changed_lines, dictionary_rows, mine_dumps, mine_wikiedits
+
+from conftest import corpus
+from test_cli import noisecraft
+
+EXPORT = """<mediawiki xmlns="http://www.mediawiki.org/xml/export-0.10/" version="0.10" xml:lang="en">
+  <page><title>Empty</title><ns>0</ns><id>1</id></page>
+  <page><title>Bridge</title><ns>0</ns><id>2</id>
+    <revision><id>10</id><text>The bridge was opend in 1937. It is red.</text></revision>
+    <revision><id>11</id><text>The bridge was opened in 1937. It is red.</text></revision>
+    <revision><id>12</id><text deleted="deleted" /></revision>
+  </page>
+  <page><title>Talk:Bridge</title><ns>1</ns><id>3</id>
+    <revision><id>20</id><text>Teh talk.</text></revision>
+    <revision><id>21</id><text>The talk.</text></revision>
+  </page>
+</mediawiki>
+"""
+
+
+def _items(path: Path) -> list[Revision | PageEnd]:
+    return list(read_dump(path))
+
+
+@pytest.mark.parametrize(("name", "pages", "revisions"), [
+    ("enwiki-20140102.tiny.xml.gz", 2, 106),
+    ("pywikibot_article-pear_export-0.3.xml", 1, 4),
+    ("pywikibot_article-pyrus.xml.bz2", 1, 6),
+    ("pywikibot_article-pyrus-utf16.xml", 1, 6),
+    ("pywikibot_pair_export-0.10.xml", 2, 4),
+    ("hiwiki_kahani_94revs.xml", 1, 94),
+])
+def test_reads_real_exports_in_every_compression_and_encoding(name, pages, revisions):
+    items = _items(corpus(f"mediawiki/{name}"))
+    assert sum(isinstance(i, PageEnd) for i in items) == pages
+    assert sum(isinstance(i, Revision) for i in items) == revisions
+    assert all(i.text for i in items if isinstance(i, Revision))
+
+
+def test_reads_7z(tmp_path):
+    program = shutil.which("7z") or shutil.which("7za")
+    if program is None:
+        pytest.skip("the 7z program is not installed (Debian: p7zip-full)")
+    archive = tmp_path / "dump.xml.7z"
+    subprocess.run([program, "a", str(archive), str(corpus("mediawiki/pywikibot_article-pear_export-0.3.xml"))],
+                   check=True, capture_output=True)
+    assert sum(isinstance(i, Revision) for i in _items(archive)) == 4
+
+
+def test_small_export_pages_without_revisions_deleted_text_and_namespaces(tmp_path):
+    path = tmp_path / "export.xml"
+    path.write_text(EXPORT, encoding="utf-8")
+    result = WikiEditMiner("en").mine_file(path)
+    assert result.stats["pages"] == 3 and result.stats["pages_without_revisions"] == 1
+    assert result.stats["revisions"] == 3 and result.stats["revisions_without_text"] == 1  # Talk: not mined
+    assert dict(result.counts) == {("opened", "opend"): 1}
+    [example] = result.examples["opened", "opend"]
+    assert example == {"page": "Bridge", "old_revision": "10", "new_revision": "11",
+                       "before": "The bridge was opend in 1937.", "after": "The bridge was opened in 1937."}
+
+
+def test_a_truncated_dump_keeps_what_came_before(tmp_path):
+    data = corpus("mediawiki/enwiki-20140102.tiny.xml.gz").read_bytes()
+    cut = tmp_path / "cut.xml.gz"
+    cut.write_bytes(data[: len(data) * 2 // 3])
+    whole = WikiEditMiner("en").mine_file(corpus("mediawiki/enwiki-20140102.tiny.xml.gz"))
+    partial = WikiEditMiner("en").mine_file(cut)
+    assert partial.error and "cut.xml.gz" in partial.error and "truncated" in partial.error
+    assert 0 < partial.stats["revisions"] < whole.stats["revisions"]
+    assert set(partial.counts) <= set(whole.counts)
+
+
+def test_xml_that_is_not_a_mediawiki_export(tmp_path):
+    path = tmp_path / "other.xml"
+    path.write_text("<rss><channel/></rss>", encoding="utf-8")
+    with pytest.raises(InputError, match=r"other\.xml, line 1: not a MediaWiki XML export: the root element is <rss>"):
+        list(read_dump(path))
+
+
+def test_changed_lines_skip_the_common_head_and_tail():
+    assert changed_lines("a\nb\nc\nd", "a\nB\nc\nd") == ("b", "B")
+    assert changed_lines("same", "same") == ("", "")
+
+
+def test_sentence_filters():
+    miner, text = WikiEditMiner("en"), LanguageText("en")
+    assert miner.word_pairs(text, "The cat sat on teh mat.", "The cat sat on the mat.") == [("the", "teh")]
+    assert miner.word_pairs(text, "It cost 10 dollars.", "It cost 12 dollars.") == []  # digits only
+    assert miner.word_pairs(text, "a b c d e f g h", "i j k l m n o p") == []  # > 30 % and > 4 tokens
+    assert miner.word_pairs(text, "Hello", "Helo") == []  # a one-token "sentence"
+
+
+def test_real_typos_are_found_in_the_english_history():
+    rows = dictionary_rows("en", [WikiEditMiner("en").mine_file(corpus("mediawiki/enwiki-20140102.tiny.xml.gz"))])
+    pairs = {(r["noisy"], r["correct"]): r for r in rows}
+    assert pairs["assinated", "assassinated"]["likely_typo"]  # distance 3 in a 12-letter word
+    assert pairs["condened", "condemned"]["likely_typo"] and pairs["anarchim", "anarchism"]["likely_typo"]
+    assert pairs["Libertarian", "libertarian"]["case_only"] and not pairs["Libertarian", "libertarian"]["likely_typo"]
+    assert pairs["anomy", "anomie"]["real_word"]
+    for row in rows:
+        assert row["examples"] and abs(sum(r["probability"] for r in rows if r["correct"] == row["correct"]) - 1) < 1e-9
+
+
+def test_checkpoints_resume_and_parallel_runs_agree(tmp_path, monkeypatch):
+    dumps = [corpus("mediawiki/enwiki-20140102.tiny.xml.gz"), corpus("mediawiki/hiwiki_main_page_13revs.xml")]
+    miner = WikiEditMiner("en")
+    first, run = mine_dumps(miner, dumps, tmp_path / "ck", progress=False)
+    assert run["files_resumed"] == 0 and len(list((tmp_path / "ck").iterdir())) == 2
+    monkeypatch.setattr(WikiEditMiner, "mine_file", lambda *a, **k: pytest.fail("checkpoint not used"))
+    again, run = mine_dumps(miner, dumps, tmp_path / "ck", progress=False)
+    assert run["files_resumed"] == 2
+    assert dictionary_rows("en", again) == dictionary_rows("en", first)
+    monkeypatch.undo()
+    parallel, _ = mine_dumps(miner, dumps, tmp_path / "ck2", num_proc=2, progress=False)
+    assert dictionary_rows("en", parallel) == dictionary_rows("en", first)
+
+
+def test_an_interrupted_run_keeps_finished_files(tmp_path, monkeypatch):
+    dumps = [corpus("mediawiki/pywikibot_article-pear_export-0.3.xml"), corpus("mediawiki/enwiki-20140102.tiny.xml.gz")]
+    original = WikiEditMiner.mine_file
+
+    def interrupted(self, path, on_page=None):
+        if path.name.endswith(".gz"):
+            raise KeyboardInterrupt
+        return original(self, path, on_page)
+
+    monkeypatch.setattr(WikiEditMiner, "mine_file", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        mine_dumps(WikiEditMiner("en"), dumps, tmp_path / "ck", progress=False)
+    assert len(list((tmp_path / "ck").iterdir())) == 1  # the first file's result survived
+
+
+def test_unsupported_language():
+    with pytest.raises(ConfigError, match="language 'xx' is not supported for mining; supported: .*th"):
+        WikiEditMiner("xx")
+
+
+def test_written_dictionary_loads_with_datasets_and_as_a_noise_dictionary(tmp_path):
+    mined = mine_wikiedits([corpus("mediawiki/enwiki-20140102.tiny.xml.gz")], "en", tmp_path / "ck", progress=False)
+    write_dictionary(tmp_path / "out", mined)
+    loaded = datasets.load_dataset(str(tmp_path / "out"), "wikiedits-en", split="train")
+    assert loaded.num_rows == len(mined.rows) and "likely_typo" in loaded.column_names
+    typos = load_dictionary(str(tmp_path / "out"), lang="en", keep={"likely_typo": True})
+    assert "assassinated" in typos and "anomie" not in typos
+    card = (tmp_path / "out" / "README.md").read_text(encoding="utf-8")
+    assert "stickland-etal-2023-robustification" in card and "config_name: wikiedits-en" in card
+
+
+def test_mine_then_build_from_the_command_line(tmp_path):
+    mined = noisecraft("mine", "wikiedits", str(corpus("mediawiki/enwiki-20140102.tiny.xml.gz")),
+                       str(corpus("mediawiki/pywikibot_article-pyrus.xml.bz2")), "--lang", "en",
+                       "--out", str(tmp_path / "dict"), "--no-progress")
+    assert mined.returncode == 0, mined.stderr
+    assert "likely_typos" in mined.stdout and not (tmp_path / "dict" / ".checkpoints").exists()
+    built = noisecraft("build", "--source", "demo", "--noise", "wikiedit", "--dictionary", str(tmp_path / "dict"),
+                       "--all-pairs", "--rate", "0.5", "--out", str(tmp_path / "set"), "--no-progress")
+    assert built.returncode == 0, built.stderr
+    assert "demo-en-wikiedit" in built.stdout
