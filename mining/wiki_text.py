@@ -13,6 +13,7 @@ import re
 from functools import cache
 
 from builders.errors import ConfigError
+from builders.extras import require
 
 #: Written without spaces between words: one token per character.
 CHARACTER_LANGUAGES = frozenset({"zh", "ja", "th"})
@@ -31,17 +32,15 @@ _REFERENCES = re.compile(r"<ref[^>/]*/>|<ref[^>]*>.*?</ref\s*>", re.IGNORECASE |
 
 def strip_markup(wikitext: str) -> str:
     """Plain text of wikitext: templates, references, tags and link syntax removed."""
-    import mwparserfromhell
-
+    mwparserfromhell = require("mwparserfromhell", "mining")
     # references are citations, not prose: drop them before mwparserfromhell keeps their text
     return mwparserfromhell.parse(_REFERENCES.sub("", wikitext)).strip_code(normalize=True, collapse=True)
 
 
 @cache
 def _nonbreaking_prefixes(lang: str) -> frozenset[str]:
-    from sacremoses._data_nonbreaking_prefixes import NONBREAKING_PREFIXES
-
-    text = NONBREAKING_PREFIXES.get(f"nonbreaking_prefix.{lang}", "")
+    prefixes = require("sacremoses._data_nonbreaking_prefixes", "mining").NONBREAKING_PREFIXES
+    text = prefixes.get(f"nonbreaking_prefix.{lang}", "")
     return frozenset(line.split("#")[0].strip() for line in text.splitlines() if line.split("#")[0].strip())
 
 
@@ -80,7 +79,5 @@ class LanguageText:
         if self.by_character:
             return [ch for ch in sentence if not ch.isspace()]
         if self._moses is None:
-            from sacremoses import MosesTokenizer
-
-            self._moses = MosesTokenizer(lang=self.lang)
+            self._moses = require("sacremoses", "mining").MosesTokenizer(lang=self.lang)
         return self._moses.tokenize(sentence, escape=False)
