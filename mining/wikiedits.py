@@ -1,8 +1,8 @@
 """Mine word-level noise from Wikipedia edit history (the multilingual robustness recipe).
 
-For each page, consecutive revisions are compared. Only the region that changed (common leading
-and trailing lines are skipped before any markup is parsed, which keeps mining close to the cost
-of reading the dump) is stripped of markup and split into sentences. Sentence pairs are kept when
+For each page, consecutive revisions are compared. Only the lines that changed are stripped of
+markup and split into sentences (each line once per page, cached), which keeps mining close to
+the cost of reading the dump. Sentence pairs are kept when
 both sides have 2-120 tokens, they differ in fewer than 5 tokens, and their character edit
 distance is within 30 % of the shorter sentence. Token deltas (difflib) of equal length give word
 pairs ``noisy (older revision) -> correct (newer revision)``; pairs where either side is only
@@ -24,20 +24,25 @@ from typing import Any
 
 from builders.repo import atomic_write_text
 from builders.seeding import params_digest
+from builders.text_units import tokenize
 from mining.mediawiki import DumpError, PageEnd, Revision, read_dump
 from mining.output import MinedDictionary
 from mining.wiki_text import LanguageText, strip_markup
 
 Pair = tuple[str, str]  # (correct, noisy)
-MAX_BLOCK = 60  # sentences on either side of a changed block beyond which it is a rewrite, not an edit
+MAX_BLOCK = 200  # changed lines on either side beyond which a revision is a rewrite, not an edit
 
 
 def _is_digits_or_punctuation(token: str) -> bool:
     return all(ch.isdigit() or unicodedata.category(ch)[0] in "PS" for ch in token)
 
 
-def changed_lines(old: str, new: str) -> tuple[str, str]:
-    """The lines between the common head and the common tail of two revisions."""
+def changed_lines(old: str, new: str) -> tuple[list[str], list[str]]:
+    """Lines of each revision that the other lacks, in order, after skipping the common head and tail.
+
+    A wikitext paragraph is one line, so an edit shows up as the old and new versions of the lines
+    it touched; everything else is never parsed.
+    """
     a, b = old.split("\n"), new.split("\n")
     head = 0
     limit = min(len(a), len(b))
@@ -46,7 +51,45 @@ def changed_lines(old: str, new: str) -> tuple[str, str]:
     tail = 0
     while tail < limit - head and a[-1 - tail] == b[-1 - tail]:
         tail += 1
-    return "\n".join(a[head : len(a) - tail]), "\n".join(b[head : len(b) - tail])
+    a, b = a[head : len(a) - tail], b[head : len(b) - tail]
+    in_a, in_b = set(a), set(b)
+    return [line for line in a if line not in in_b and line.strip()], [line for line in b if line not in in_a and line.strip()]
+
+
+class SentenceCache:
+    """Sentences of wikitext lines and tokens of sentences, remembered for the page being mined:
+    the new side of one revision pair is the old side of the next, and reverts bring text back."""
+
+    def __init__(self, text: LanguageText, limit: int = 20_000) -> None:
+        self.text = text
+        self.limit = limit
+        self.lines: dict[str, list[str]] = {}
+        self.token_lists: dict[str, list[str]] = {}
+
+    def sentences(self, lines: list[str]) -> list[str]:
+        out: list[str] = []
+        for line in lines:
+            found = self.lines.get(line)
+            if found is None:
+                found = self.text.sentences(strip_markup(line))
+                if len(self.lines) >= self.limit:
+                    self.lines.clear()
+                self.lines[line] = found
+            out.extend(found)
+        return out
+
+    def tokens(self, sentence: str) -> list[str]:
+        found = self.token_lists.get(sentence)
+        if found is None:
+            found = self.text.tokens(sentence)
+            if len(self.token_lists) >= self.limit:
+                self.token_lists.clear()
+            self.token_lists[sentence] = found
+        return found
+
+    def clear(self) -> None:
+        self.lines.clear()
+        self.token_lists.clear()
 
 
 @dataclass
@@ -87,35 +130,50 @@ class WikiEditMiner:
     def params(self) -> dict[str, Any]:
         return asdict(self)
 
-    def sentence_pairs(self, text: LanguageText, old: str, new: str) -> Iterable[tuple[str, str]]:
-        """Aligned (before, after) sentences of the changed region that differ."""
-        old_region, new_region = changed_lines(old, new)
-        if not old_region.strip() or not new_region.strip():
+    def sentence_pairs(self, cache: SentenceCache, old: str, new: str) -> Iterable[tuple[str, str]]:
+        """Aligned (before, after) sentences of the edited paragraphs that differ.
+
+        Each changed line of the new revision is paired with the most similar changed line of the
+        old one (at least 50 % similar: a rewrite or a moved section is not an edit); only paired
+        lines are stripped of markup and split, and their sentences aligned with difflib.
+        """
+        from rapidfuzz import process
+        from rapidfuzz.distance import Levenshtein
+
+        old_lines, new_lines = changed_lines(old, new)
+        if not old_lines or not new_lines or len(old_lines) * len(new_lines) > MAX_BLOCK * MAX_BLOCK:
             return
-        before = text.sentences(strip_markup(old_region))
-        after = text.sentences(strip_markup(new_region))
-        matcher = difflib.SequenceMatcher(None, before, after, autojunk=False)
-        for op, i1, i2, j1, j2 in matcher.get_opcodes():
-            if op != "replace" or i2 - i1 > MAX_BLOCK or j2 - j1 > MAX_BLOCK:
+        for new_line in new_lines:
+            best = process.extractOne(new_line, old_lines, scorer=Levenshtein.normalized_similarity, score_cutoff=0.5)
+            if best is None:
                 continue
-            if i2 - i1 == j2 - j1:
-                yield from zip(before[i1:i2], after[j1:j2])
-            else:
-                from rapidfuzz import process
-                from rapidfuzz.distance import Levenshtein
+            before, after = cache.sentences([best[0]]), cache.sentences([new_line])
+            matcher = difflib.SequenceMatcher(None, before, after, autojunk=False)
+            for op, i1, i2, j1, j2 in matcher.get_opcodes():
+                if op != "replace":
+                    continue
+                if i2 - i1 == j2 - j1:
+                    yield from zip(before[i1:i2], after[j1:j2])
+                    continue
+                for sentence in after[j1:j2]:
+                    match = process.extractOne(sentence, before[i1:i2], scorer=Levenshtein.normalized_similarity)
+                    if match is not None:
+                        yield match[0], sentence
 
-                for sentence in before[i1:i2]:
-                    best = process.extractOne(sentence, after[j1:j2], scorer=Levenshtein.normalized_similarity)
-                    if best is not None:
-                        yield sentence, best[0]
-
-    def word_pairs(self, text: LanguageText, before: str, after: str) -> list[Pair]:
+    def word_pairs(self, cache: SentenceCache, before: str, after: str) -> list[Pair]:
         """(correct, noisy) word pairs of one sentence pair that passes the filters, else []."""
         from rapidfuzz.distance import Levenshtein
 
         if Levenshtein.distance(before, after) > self.max_relative_distance * min(len(before), len(after)):
             return []
-        a, b = text.tokens(before), text.tokens(after)
+        # The regex tokens bound the Moses ones closely enough to skip Moses (the slow part) on
+        # pairs that are clearly too long, too short or too different.
+        quick_a, quick_b = tokenize(before), tokenize(after)
+        if not (self.min_tokens <= len(quick_a) and self.min_tokens <= len(quick_b)) or \
+                len(quick_a) > 2 * self.max_tokens or len(quick_b) > 2 * self.max_tokens or \
+                len(set(quick_a) ^ set(quick_b)) > 4 * self.max_differing_tokens:
+            return []
+        a, b = cache.tokens(before), cache.tokens(after)
         if not (self.min_tokens <= len(a) <= self.max_tokens and self.min_tokens <= len(b) <= self.max_tokens):
             return []
         ops = [op for op in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes() if op[0] != "equal"]
@@ -132,6 +190,7 @@ class WikiEditMiner:
     def mine_file(self, path: Path, on_page: Callable[[int, int], None] | None = None) -> FileResult:
         """Mine one dump file; a truncated or corrupt file keeps what came before the damage."""
         text = LanguageText(self.lang)
+        cache = SentenceCache(text)
         result = FileResult()
         stats = result.stats
         previous: Revision | None = None
@@ -143,6 +202,7 @@ class WikiEditMiner:
                     if item.revisions == 0:
                         stats["pages_without_revisions"] += 1
                     previous = None
+                    cache.clear()
                     if on_page is not None:
                         on_page(stats["revisions"] - revisions_at_last_page, stats["word_pairs"])
                         revisions_at_last_page = stats["revisions"]
@@ -154,16 +214,16 @@ class WikiEditMiner:
                     stats["revisions_without_text"] += 1
                     continue
                 if previous is not None and previous.text is not None and previous.text != item.text:
-                    self._mine_revision_pair(text, previous, item, result)
+                    self._mine_revision_pair(cache, previous, item, result)
                 previous = item
         except DumpError as exc:
             result.error = str(exc)
         return result
 
-    def _mine_revision_pair(self, text: LanguageText, old: Revision, new: Revision, result: FileResult) -> None:
+    def _mine_revision_pair(self, cache: SentenceCache, old: Revision, new: Revision, result: FileResult) -> None:
         assert old.text is not None and new.text is not None
-        for before, after in self.sentence_pairs(text, old.text, new.text):
-            pairs = self.word_pairs(text, before, after)
+        for before, after in self.sentence_pairs(cache, old.text, new.text):
+            pairs = self.word_pairs(cache, before, after)
             if not pairs:
                 continue
             result.stats["sentence_pairs"] += 1

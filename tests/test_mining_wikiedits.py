@@ -14,7 +14,7 @@ from builders.noise_dictionary import load_dictionary
 from mining.mediawiki import PageEnd, Revision, read_dump
 from mining.output import write_dictionary
 from mining.wiki_text import LanguageText
-from mining.wikiedits import WikiEditMiner, changed_lines, dictionary_rows, mine_dumps, mine_wikiedits
+from mining.wikiedits import SentenceCache, WikiEditMiner, changed_lines, dictionary_rows, mine_dumps, mine_wikiedits
 
 from conftest import corpus
 from test_cli import noisecraft
@@ -94,12 +94,14 @@ def test_xml_that_is_not_a_mediawiki_export(tmp_path):
 
 
 def test_changed_lines_skip_the_common_head_and_tail():
-    assert changed_lines("a\nb\nc\nd", "a\nB\nc\nd") == ("b", "B")
-    assert changed_lines("same", "same") == ("", "")
+    assert changed_lines("a\nb\nc\nd", "a\nB\nc\nd") == (["b"], ["B"])
+    assert changed_lines("a\nb\nc\nd\ne", "a\nB\nc\nD\ne") == (["b", "d"], ["B", "D"])
+    assert changed_lines("x\ny", "y\nx") == ([], [])  # moved lines are not edits
+    assert changed_lines("same", "same") == ([], [])
 
 
 def test_sentence_filters():
-    miner, text = WikiEditMiner("en"), LanguageText("en")
+    miner, text = WikiEditMiner("en"), SentenceCache(LanguageText("en"))
     assert miner.word_pairs(text, "The cat sat on teh mat.", "The cat sat on the mat.") == [("the", "teh")]
     assert miner.word_pairs(text, "It cost 10 dollars.", "It cost 12 dollars.") == []  # digits only
     assert miner.word_pairs(text, "a b c d e f g h", "i j k l m n o p") == []  # > 30 % and > 4 tokens

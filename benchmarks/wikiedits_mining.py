@@ -1,0 +1,104 @@
+"""Wikipedia edit-mining throughput and memory, next to the bare cost of reading the dump.
+
+Builds a synthetic full-history dump by repeating the real pages of the sample exports
+(``enwiki-20140102.tiny.xml.gz``: 2 pages, 106 revisions; ``hiwiki_kahani_94revs.xml``) under new
+titles until it reaches ``--mb`` MB of XML, writes it plain and gzip-compressed, then measures in
+fresh processes (one core each):
+
+* bare: decompress + ``iterparse`` every revision's text (``mining.mediawiki.read_dump``), no mining;
+* mine: ``WikiEditMiner.mine_file`` on the same file.
+
+Both processes first mine a small real export, so that library imports and regex compilation
+(about 0.5 s, once per process) are not counted: the numbers are steady-state throughput.
+
+Prints pages/s, MB/s of decompressed XML, the mining/bare ratio, and each process's peak RSS.
+
+Usage: python benchmarks/wikiedits_mining.py [--mb 200] [--corpora ../shared/corpora]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+DEFAULT_CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
+PAGE = re.compile(rb"<page>.*?</page>", re.DOTALL)
+
+
+def synthetic_dump(corpora: Path, target_mb: float, out: Path) -> tuple[int, int]:
+    """Write a dump of repeated real pages (each copy retitled); returns (pages, bytes)."""
+    sources = [gzip.decompress((corpora / "mediawiki/enwiki-20140102.tiny.xml.gz").read_bytes()),
+               (corpora / "mediawiki/hiwiki_kahani_94revs.xml").read_bytes()]
+    pages = [p for source in sources for p in PAGE.findall(source)]
+    header = b'<mediawiki xmlns="http://www.mediawiki.org/xml/export-0.10/" version="0.10" xml:lang="en">\n'
+    written, count = 0, 0
+    with out.open("wb") as handle:
+        handle.write(header)
+        while written < target_mb * 1e6:
+            page = pages[count % len(pages)].replace(b"<title>", b"<title>Copy %d of " % count, 1)
+            handle.write(page + b"\n")
+            written += len(page)
+            count += 1
+        handle.write(b"</mediawiki>\n")
+    return count, out.stat().st_size
+
+
+CHILD = """
+import resource, sys, time
+from pathlib import Path
+from mining.mediawiki import read_dump
+from mining.wikiedits import WikiEditMiner
+path, mode = Path(sys.argv[1]), sys.argv[2]
+# steady state: load the lazily imported libraries and build the regexes before timing
+WikiEditMiner(sys.argv[3]).mine_file(Path(sys.argv[4]))
+start = time.perf_counter()
+if mode == "bare":
+    pages = sum(1 for item in read_dump(path) if not hasattr(item, "text"))
+    pairs = 0
+else:
+    result = WikiEditMiner(sys.argv[3]).mine_file(path)
+    pages, pairs = result.stats["pages"], result.stats["word_pairs"]
+elapsed = time.perf_counter() - start
+print(elapsed, pages, pairs, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+"""
+
+
+def run(path: Path, mode: str, warm_up: Path, lang: str = "en") -> tuple[float, int, int, float]:
+    out = subprocess.run([sys.executable, "-c", CHILD, str(path), mode, lang, str(warm_up)], check=True,
+                         capture_output=True, text=True).stdout.split()
+    return float(out[0]), int(out[1]), int(out[2]), int(out[3]) / 1024
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--mb", type=float, default=200, help="size of the synthetic dump in MB of XML")
+    parser.add_argument("--corpora", type=Path, default=DEFAULT_CORPORA)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="noisecraft-wikibench-") as tmp:
+        plain = Path(tmp) / "history.xml"
+        pages, size = synthetic_dump(args.corpora, args.mb, plain)
+        packed = Path(tmp) / "history.xml.gz"
+        with plain.open("rb") as src, gzip.open(packed, "wb", compresslevel=6) as dst:
+            dst.write(src.read())
+        mb = size / 1e6
+        rows = []
+        for label, path in (("plain", plain), ("gzip", packed)):
+            warm_up = args.corpora / "mediawiki/pywikibot_article-pear_export-0.3.xml"
+            bare = run(path, "bare", warm_up)
+            mine = run(path, "mine", warm_up)
+            for name, (seconds, n_pages, pairs, rss) in (("bare parse", bare), ("mining", mine)):
+                rows.append((label, name, f"{seconds:.2f}", f"{n_pages / seconds:,.0f}", f"{mb / seconds:.1f}",
+                             f"{seconds / bare[0]:.2f}x", pairs, f"{rss:.0f}"))
+        from builders.stats import format_table
+
+        print(f"synthetic history dump: {pages:,} pages, {mb:.0f} MB of XML (real pages repeated), one core\n")
+        print(format_table(("file", "job", "seconds", "pages/s", "MB/s", "vs bare", "word pairs", "peak RSS MB"), rows))
+
+
+if __name__ == "__main__":
+    main()
