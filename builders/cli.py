@@ -133,7 +133,19 @@ def _parser() -> argparse.ArgumentParser:
     wiki.add_argument("--lang", required=True, help="language of the wiki (sentence splitting, tokenisation)")
     wiki.add_argument("--namespaces", type=int, nargs="+", default=[0],
                       help="page namespaces to mine (default: 0, articles)")
-    for miner in (wiki,):
+    misspellings = miners.add_parser(
+        "misspellings", help="classified pairs from misspelling lists (Wikipedia 'For machines', Birkbeck, Belinkov & Bisk)",
+        description="Read misspelling lists, count (correct, misspelling) pairs across files and classify each by edit "
+                    "type (insertion, deletion, transposition, adjacent-key substitution on --layout, substitution, other).",
+    )
+    misspellings.add_argument("lists", nargs="+", type=Path, metavar="LIST", help="misspelling list files")
+    misspellings.add_argument("--lang", default="en", help="language of the lists (default: %(default)s)")
+    misspellings.add_argument("--layout", default="qwerty", help="layout for adjacent-key errors (default: %(default)s)")
+    misspellings.add_argument("--keyboard-only", action="store_true",
+                              help="NoiseQA's filter: keep only errors a keyboard produces")
+    misspellings.add_argument("--no-phonetic-filter", action="store_true",
+                              help="keep sound-alike pairs even when a G2P package (epitran) is installed")
+    for miner in (wiki, misspellings):
         miner.add_argument("--out", type=Path, required=True, help="output folder (a Hub dataset repo on disk)")
         miner.add_argument("--config-name", help="config name (default: <miner>-<lang>)")
         miner.add_argument("--dataset-version", default=DEFAULT_DATASET_VERSION,
@@ -247,6 +259,10 @@ def cmd_mine(args: argparse.Namespace) -> int:
             raise ConfigError(f"dump file(s) not found: {', '.join(missing)}")
         mined = mine_wikiedits(args.dumps, args.lang, checkpoints, max(args.num_proc, 1), not args.no_progress,
                                tuple(args.namespaces))
+    elif args.miner == "misspellings":
+        from mining.misspellings import misspelling_dictionary
+
+        mined = misspelling_dictionary(args.lists, args.lang, args.layout, args.keyboard_only, not args.no_phonetic_filter)
     path = write_dictionary(args.out, mined, config_name=args.config_name, version=args.dataset_version,
                             pretty_name=args.name, overwrite=args.overwrite)
     shutil.rmtree(checkpoints, ignore_errors=True)

@@ -35,6 +35,7 @@ from rapidfuzz.distance import OSA, Levenshtein
 from builders.errors import ConfigError, InputError
 from builders.noise.keyboard_layouts import load_layout
 from builders.noise_dictionary import with_probabilities
+from mining.output import MinedDictionary
 
 logger = logging.getLogger(__name__)
 
@@ -54,7 +55,9 @@ MISSPELLING_COLUMNS: dict[str, Any] = {
 # epitran's English: pairs below 1/6 are nearly all spelling-by-sound (definately, harrasing,
 # Sacremento), pairs around 0.2 are half keyboard slips that flite's letter-to-sound rules
 # re-voweled (abbout /æbawt/, refedendum), and one phone in a short word (lock /lɑk/ vs luck
-# /lʌk/, 0.33) is a different word. The G2P's own errors on non-words make a tighter cut unsafe.
+# /lʌk/, 0.33) is a different word. Requiring identical IPA would miss most sound-alikes: the
+# letter-to-sound rules transcribe non-words unevenly (recieve /ɹət͡ʃiv/), and only 674 of the
+# list's 4515 pairs come out identical.
 PHONETIC_THRESHOLD = Fraction(1, 6)  # exact, so 2 phones in 12 sit on the bound too
 
 # ISO 639-1 -> epitran language-script codes, for the languages with misspelling data here and
@@ -93,12 +96,12 @@ def _read_lines(path: Path) -> list[str]:
 
 
 def detect_format(lines: Sequence[str]) -> str:
-    """``birkbeck`` when the first entry is a ``$word`` line, ``wikipedia`` when most of the
-    first 200 entries hold ``->``, else ``belinkov``; blank and ``#`` lines are not entries."""
+    """``birkbeck`` when the first entry is a ``$word`` line, ``wikipedia`` when at least half of
+    the first 200 entries hold ``->``, else ``belinkov``; blank and ``#`` lines are not entries."""
     entries = [line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#")][:200]
     if entries and entries[0].startswith("$"):
         return "birkbeck"
-    if 2 * sum("->" in entry for entry in entries) > len(entries):
+    if 2 * sum("->" in entry for entry in entries) >= len(entries):
         return "wikipedia"
     return "belinkov"
 
@@ -373,3 +376,56 @@ def mine_misspellings(
         "layout": layout,
     }
     return with_probabilities(rows), stats
+
+
+MISSPELLING_COLUMN_DOCS = {
+    "edit_type": "insertion, deletion, transposition, keyboard (a key within distance 1 on the layout), "
+                 "substitution (another single substitution) or other (more than one edit)",
+    "distance": "optimal-string-alignment (restricted Damerau) distance between correct and noisy",
+    "multiword": "either side contains a space (word splits and merges)",
+    "sources": "the input files the pair came from",
+}
+
+MISSPELLING_LIST_CITATION = """@misc{wikipedia-common-misspellings,
+  title = {Wikipedia:Lists of common misspellings/For machines},
+  author = {{Wikipedia contributors}},
+  howpublished = {Wikipedia, The Free Encyclopedia},
+  note = {CC BY-SA}
+}
+@inproceedings{ravichander-etal-2021-noiseqa,
+  title = {{NoiseQA}: Challenge Set Evaluation for User-Centric Question Answering},
+  author = {Ravichander, Abhilasha and Dalmia, Siddharth and Ryskina, Maria and
+            Metze, Florian and Hovy, Eduard and Black, Alan W},
+  booktitle = {Proceedings of the 16th Conference of the European Chapter of the Association for Computational Linguistics},
+  year = {2021},
+  pages = {2976--2992}
+}"""
+
+
+def misspelling_dictionary(paths: Sequence[Path], lang: str = "en", layout: str = "qwerty",
+                           keyboard_only: bool = False, phonetic_filter: bool = True) -> MinedDictionary:
+    """Mine misspelling lists into a dictionary ready for :func:`mining.output.write_dictionary`."""
+    rows, stats = mine_misspellings(paths, lang, layout, keyboard_only, phonetic_filter)
+    card_stats = {**{k: v for k, v in stats.items() if k not in ("by_type", "skip_examples")},
+                  "by_type": ", ".join(f"{k} {v}" for k, v in stats["by_type"].items()),
+                  "skip_examples": " | ".join(stats["skip_examples"]) or "none"}
+    command = ["noisecraft", "mine", "misspellings", *[Path(p).name for p in paths], "--lang", lang,
+               "--layout", layout, *(["--keyboard-only"] if keyboard_only else []),
+               *([] if phonetic_filter else ["--no-phonetic-filter"]), "--out", "OUT"]
+    filters = "kept only keyboard-producible errors (NoiseQA's filter)" if keyboard_only else "all edit types kept"
+    return MinedDictionary(
+        miner="misspellings", lang=lang, inputs=[Path(p).name for p in paths],
+        params={"layout": layout, "keyboard_only": keyboard_only, "phonetic_filter": phonetic_filter},
+        rows=rows, columns=MISSPELLING_COLUMNS, column_docs=MISSPELLING_COLUMN_DOCS, stats=card_stats,
+        description=(f"pairs read from misspelling lists (Wikipedia 'For machines', Birkbeck missp.dat or "
+                     f"Belinkov & Bisk .natural formats), counted across files and classified by edit type on the "
+                     f"`{layout}` layout; {filters}; sound-alike filter: {stats['phonetic_filter']}."),
+        source_description="lists of real misspellings; Wikipedia's lists are CC BY-SA, the others carry their "
+                           "authors' terms (Birkbeck: free for research)",
+        license="cc-by-sa-4.0" if all(detect_format(_read_lines(Path(p))) == "wikipedia" for p in paths) else "other",
+        citation=MISSPELLING_LIST_CITATION,
+        command=command,
+        use_command="noisecraft build --source xquad --lang " + lang
+                    + " --noise misspelling --dictionary {out} --dictionary-config {config} --where content --out CHALLENGE",
+        top_extra=("edit_type",),
+    )

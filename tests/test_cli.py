@@ -74,3 +74,18 @@ def test_build_errors_are_one_clear_line(tmp_path, args, message):
     result = noisecraft("build", *args, "--out", str(tmp_path / "out"))
     assert result.returncode == 2
     assert message in result.stderr and "Traceback" not in result.stderr
+
+
+def test_mine_misspellings_then_build(tmp_path):
+    mined = noisecraft("mine", "misspellings", str(corpus("misspellings/wikipedia_for_machines.txt")),
+                       "--keyboard-only", "--out", str(tmp_path / "dict"))
+    assert mined.returncode == 0, mined.stderr
+    assert "pairs_kept: 3025" in mined.stdout and "phonetic_filter: not applied" in mined.stdout
+    card = (tmp_path / "dict" / "README.md").read_text(encoding="utf-8")
+    assert "license: cc-by-sa-4.0" in card and "config_name: misspellings-en" in card
+    built = noisecraft("build", "--source", "demo", "--noise", "misspelling", "--dictionary", str(tmp_path / "dict"),
+                       "--where", "content", "--rate", "1", "--out", str(tmp_path / "set"), "--no-progress")
+    assert built.returncode == 0, built.stderr
+    rows = datasets.load_dataset(str(tmp_path / "set"), "demo-en-misspelling", split="validation")
+    edits = [e for row in rows for e in row["noise_edits"]]
+    assert edits and all(e["kind"] == "misspelling" for e in edits)
