@@ -32,6 +32,7 @@ from typing import Any
 import datasets
 from rapidfuzz.distance import OSA, Levenshtein
 
+from builders.citations import NOISEQA_CITATION, WIKIPEDIA_MISSPELLINGS_CITATION
 from builders.errors import ConfigError, InputError
 from builders.noise.keyboard_layouts import load_layout
 from builders.noise_dictionary import with_probabilities
@@ -386,21 +387,6 @@ MISSPELLING_COLUMN_DOCS = {
     "sources": "the input files the pair came from",
 }
 
-MISSPELLING_LIST_CITATION = """@misc{wikipedia-common-misspellings,
-  title = {Wikipedia:Lists of common misspellings/For machines},
-  author = {{Wikipedia contributors}},
-  howpublished = {Wikipedia, The Free Encyclopedia},
-  note = {CC BY-SA}
-}
-@inproceedings{ravichander-etal-2021-noiseqa,
-  title = {{NoiseQA}: Challenge Set Evaluation for User-Centric Question Answering},
-  author = {Ravichander, Abhilasha and Dalmia, Siddharth and Ryskina, Maria and
-            Metze, Florian and Hovy, Eduard and Black, Alan W},
-  booktitle = {Proceedings of the 16th Conference of the European Chapter of the Association for Computational Linguistics},
-  year = {2021},
-  pages = {2976--2992}
-}"""
-
 
 def misspelling_dictionary(paths: Sequence[Path], lang: str = "en", layout: str = "qwerty",
                            keyboard_only: bool = False, phonetic_filter: bool = True) -> MinedDictionary:
@@ -423,7 +409,7 @@ def misspelling_dictionary(paths: Sequence[Path], lang: str = "en", layout: str 
         source_description="lists of real misspellings; Wikipedia's lists are CC BY-SA, the others carry their "
                            "authors' terms (Birkbeck: free for research)",
         license="cc-by-sa-4.0" if all(detect_format(_read_lines(Path(p))) == "wikipedia" for p in paths) else "other",
-        citation=MISSPELLING_LIST_CITATION,
+        citation=WIKIPEDIA_MISSPELLINGS_CITATION + "\n\n" + NOISEQA_CITATION,
         command=command,
         use_command="noisecraft build --source xquad --lang " + lang
                     + " --noise misspelling --dictionary {out} --dictionary-config {config} --where content --out CHALLENGE",

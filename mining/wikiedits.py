@@ -22,6 +22,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from builders.citations import WIKIEDIT_CITATION
 from builders.repo import atomic_write_text
 from builders.seeding import params_digest
 from builders.text_units import tokenize
@@ -347,15 +348,6 @@ def wikiedit_columns() -> dict[str, Any]:
     }
 
 
-MULTILINGUAL_ROBUSTNESS_CITATION = """@inproceedings{stickland-etal-2023-robustification,
-  title = {Robustification of Multilingual Language Models to Real-world Noise in Crosslingual Zero-shot Settings
-           with Robust Contrastive Pretraining},
-  author = {Stickland, Asa Cooper and Sengupta, Sailik and Krone, Jason and Mansour, Saab and He, He},
-  booktitle = {Proceedings of the 17th Conference of the European Chapter of the Association for Computational Linguistics},
-  year = {2023},
-  pages = {1375--1391}
-}"""
-
 WIKIEDIT_COLUMN_DOCS = {
     "distance": "character Levenshtein distance between correct and noisy",
     "case_only": "the forms differ only in letter case (a content/style edit, not a typo)",
@@ -398,7 +390,7 @@ def mine_wikiedits(dumps: list[Path], lang: str, checkpoints: Path, num_proc: in
                      "digits-or-punctuation-only tokens dropped (Stickland et al., 2023)."),
         source_description="MediaWiki XML history dumps (Wikipedia text, CC BY-SA)",
         license="cc-by-sa-3.0",
-        citation=MULTILINGUAL_ROBUSTNESS_CITATION,
+        citation=WIKIEDIT_CITATION,
         command=["noisecraft", "mine", "wikiedits", *[d.name for d in dumps], "--lang", lang, "--out", "OUT"],
         use_command="noisecraft build --source xquad --lang " + lang
                     + " --noise wikiedit --dictionary {out} --dictionary-config {config} --only-typos --out CHALLENGE",

@@ -18,20 +18,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
+from builders.citations import WORD_SALAD_CITATION
 from builders.edits import Noised, Span, whole_field
 from builders.noise.base import NoiseModel
 from builders.seeding import ExampleRng
 from builders.text_units import tokenize
-
-WORD_SALAD_CITATION = """@inproceedings{gupta2021bert,
-  title = {{BERT} \\& Family Eat Word Salad: Experiments with Text Understanding},
-  author = {Gupta, Ashim and Kvernadze, Giorgi and Srikumar, Vivek},
-  booktitle = {Proceedings of the AAAI Conference on Artificial Intelligence},
-  volume = {35},
-  number = {14},
-  pages = {12946--12954},
-  year = {2021}
-}"""
 
 
 def sort_tokens(text: str) -> str:

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar, Literal
 
+from builders.citations import NOISEQA_CITATION
 from builders.edits import Edit, Noised, Span, noised_from_edits
 from builders.errors import ConfigError
 from builders.noise.base import NoiseModel
@@ -27,15 +28,6 @@ from builders.seeding import ExampleRng
 from builders.text_units import word_pattern
 
 MODES = ("noiseqa", "coles")
-
-NOISEQA_CITATION = """@inproceedings{ravichander-etal-2021-noiseqa,
-  title = {{NoiseQA}: Challenge Set Evaluation for User-Centric Question Answering},
-  author = {Ravichander, Abhilasha and Dalmia, Siddharth and Ryskina, Maria and
-            Metze, Florian and Hovy, Eduard and Black, Alan W},
-  booktitle = {Proceedings of the 16th Conference of the European Chapter of the Association for Computational Linguistics},
-  year = {2021},
-  pages = {2976--2992}
-}"""
 
 
 def check_rate(rate: float) -> float:

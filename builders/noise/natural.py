@@ -25,22 +25,14 @@ from importlib import resources
 from pathlib import Path
 from typing import ClassVar
 
+from builders.citations import LENGTHENING_CITATION, NOISEQA_CITATION, WIKIEDIT_CITATION
 from builders.edits import Edit, Noised, Span, noised_from_edits
 from builders.errors import ConfigError
 from builders.noise.base import NoiseModel
-from builders.noise.keyboard import NOISEQA_CITATION, check_rate
+from builders.noise.keyboard import check_rate
 from builders.noise_dictionary import NoiseDictionary, load_dictionary
 from builders.seeding import ExampleRng
 from builders.text_units import word_pattern
-
-WIKIEDIT_CITATION = """@inproceedings{stickland-etal-2023-robustification,
-  title = {Robustification of Multilingual Language Models to Real-world Noise in Crosslingual Zero-shot Settings
-           with Robust Contrastive Pretraining},
-  author = {Stickland, Asa Cooper and Sengupta, Sailik and Krone, Jason and Mansour, Saab and He, He},
-  booktitle = {Proceedings of the 17th Conference of the European Chapter of the Association for Computational Linguistics},
-  year = {2023},
-  pages = {1375--1391}
-}"""
 
 PLACEMENTS = ("all", "function", "content", "listed")
 VOWELS = frozenset("aeiouyAEIOUY")
@@ -239,15 +231,6 @@ class MisspellingNoise(_DictionaryNoise):
                                   "misspelling"))
             results.append(noised_from_edits(text, edits))
         return results
-
-
-LENGTHENING_CITATION = """@inproceedings{brody-diakopoulos-2011-cooooooooooooooollllllllllllll,
-  title = {Cooooooooooooooollllllllllllll!!!!!!!!!!!!!! Using Word Lengthening to Detect Sentiment in Microblogs},
-  author = {Brody, Samuel and Diakopoulos, Nicholas},
-  booktitle = {Proceedings of the 2011 Conference on Empirical Methods in Natural Language Processing},
-  year = {2011},
-  pages = {562--570}
-}"""
 
 
 @dataclass(frozen=True)

@@ -12,18 +12,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
+from builders.citations import BELINKOV_BISK_CITATION
 from builders.edits import Edit, Noised, Span, noised_from_edits
 from builders.noise.base import NoiseModel
 from builders.noise.keyboard import check_rate
 from builders.seeding import ExampleRng
 from builders.text_units import word_pattern
-
-BELINKOV_BISK_CITATION = """@inproceedings{belinkov2018synthetic,
-  title = {Synthetic and Natural Noise Both Break Neural Machine Translation},
-  author = {Belinkov, Yonatan and Bisk, Yonatan},
-  booktitle = {International Conference on Learning Representations},
-  year = {2018}
-}"""
 
 
 def _is_letter(ch: str) -> bool:

@@ -6,16 +6,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from builders.citations import GLUE_CITATION
 from builders.errors import InputError
 from builders.sources.base import SourceData, SourceInfo, check_language, load_hub_rows, require_text, tsv_rows
-
-GLUE_CITATION = """@inproceedings{wang-etal-2018-glue,
-  title = {{GLUE}: A Multi-Task Benchmark and Analysis Platform for Natural Language Understanding},
-  author = {Wang, Alex and Singh, Amanpreet and Michael, Julian and Hill, Felix and Levy, Omer and Bowman, Samuel},
-  booktitle = {Proceedings of the 2018 EMNLP Workshop BlackboxNLP},
-  year = {2018},
-  pages = {353--355}
-}"""
 
 
 @dataclass(frozen=True)

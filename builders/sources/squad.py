@@ -6,24 +6,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+from builders.citations import SQUAD_CITATION, XQUAD_CITATION
 from builders.errors import InputError
 from builders.sources.base import SourceData, SourceInfo, check_language, load_hub_rows, read_text, require_text
-
-SQUAD_CITATION = """@inproceedings{rajpurkar-etal-2016-squad,
-  title = {{SQ}u{AD}: 100,000+ Questions for Machine Comprehension of Text},
-  author = {Rajpurkar, Pranav and Zhang, Jian and Lopyrev, Konstantin and Liang, Percy},
-  booktitle = {Proceedings of the 2016 Conference on Empirical Methods in Natural Language Processing},
-  year = {2016},
-  pages = {2383--2392}
-}"""
-
-XQUAD_CITATION = """@inproceedings{artetxe-etal-2020-cross,
-  title = {On the Cross-lingual Transferability of Monolingual Representations},
-  author = {Artetxe, Mikel and Ruder, Sebastian and Yogatama, Dani},
-  booktitle = {Proceedings of the 58th Annual Meeting of the Association for Computational Linguistics},
-  year = {2020},
-  pages = {4623--4637}
-}"""
 
 _QA_COMMON = dict(
     task_category="question-answering",

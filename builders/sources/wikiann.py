@@ -5,23 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from builders.citations import WIKIANN_CITATION
 from builders.errors import InputError
 from builders.sources.base import SourceData, SourceInfo, check_language, load_hub_rows, read_text
-
-WIKIANN_CITATION = """@inproceedings{pan-etal-2017-cross,
-  title = {Cross-lingual Name Tagging and Linking for 282 Languages},
-  author = {Pan, Xiaoman and Zhang, Boliang and May, Jonathan and Nothman, Joel and Knight, Kevin and Ji, Heng},
-  booktitle = {Proceedings of the 55th Annual Meeting of the Association for Computational Linguistics},
-  year = {2017},
-  pages = {1946--1958}
-}
-@inproceedings{rahimi-etal-2019-massively,
-  title = {Massively Multilingual Transfer for {NER}},
-  author = {Rahimi, Afshin and Li, Yuan and Cohn, Trevor},
-  booktitle = {Proceedings of the 57th Annual Meeting of the Association for Computational Linguistics},
-  year = {2019},
-  pages = {151--164}
-}"""
 
 TAGS = ("O", "B-PER", "I-PER", "B-ORG", "I-ORG", "B-LOC", "I-LOC")
 

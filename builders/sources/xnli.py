@@ -5,17 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from builders.citations import XNLI_CITATION
 from builders.errors import InputError
 from builders.sources.base import SourceData, SourceInfo, check_language, load_hub_rows, require_text, tsv_rows
-
-XNLI_CITATION = """@inproceedings{conneau-etal-2018-xnli,
-  title = {{XNLI}: Evaluating Cross-lingual Sentence Representations},
-  author = {Conneau, Alexis and Rinott, Ruty and Lample, Guillaume and Williams, Adina and
-            Bowman, Samuel and Schwenk, Holger and Stoyanov, Veselin},
-  booktitle = {Proceedings of the 2018 Conference on Empirical Methods in Natural Language Processing},
-  year = {2018},
-  pages = {2475--2485}
-}"""
 
 LABELS = ("entailment", "neutral", "contradiction")
 

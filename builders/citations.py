@@ -1,0 +1,102 @@
+"""BibTeX of the benchmarks and the papers whose noise models and miners noisecraft follows.
+
+One place for every citation, so cards of sources, noise models and mined dictionaries agree.
+"""
+
+BELINKOV_BISK_CITATION = """@inproceedings{belinkov2018synthetic,
+  title = {Synthetic and Natural Noise Both Break Neural Machine Translation},
+  author = {Belinkov, Yonatan and Bisk, Yonatan},
+  booktitle = {International Conference on Learning Representations},
+  year = {2018}
+}"""
+
+GLUE_CITATION = """@inproceedings{wang-etal-2018-glue,
+  title = {{GLUE}: A Multi-Task Benchmark and Analysis Platform for Natural Language Understanding},
+  author = {Wang, Alex and Singh, Amanpreet and Michael, Julian and Hill, Felix and Levy, Omer and Bowman, Samuel},
+  booktitle = {Proceedings of the 2018 EMNLP Workshop BlackboxNLP},
+  year = {2018},
+  pages = {353--355}
+}"""
+
+LENGTHENING_CITATION = """@inproceedings{brody-diakopoulos-2011-cooooooooooooooollllllllllllll,
+  title = {Cooooooooooooooollllllllllllll!!!!!!!!!!!!!! Using Word Lengthening to Detect Sentiment in Microblogs},
+  author = {Brody, Samuel and Diakopoulos, Nicholas},
+  booktitle = {Proceedings of the 2011 Conference on Empirical Methods in Natural Language Processing},
+  year = {2011},
+  pages = {562--570}
+}"""
+
+NOISEQA_CITATION = """@inproceedings{ravichander-etal-2021-noiseqa,
+  title = {{NoiseQA}: Challenge Set Evaluation for User-Centric Question Answering},
+  author = {Ravichander, Abhilasha and Dalmia, Siddharth and Ryskina, Maria and
+            Metze, Florian and Hovy, Eduard and Black, Alan W},
+  booktitle = {Proceedings of the 16th Conference of the European Chapter of the Association for Computational Linguistics},
+  year = {2021},
+  pages = {2976--2992}
+}"""
+
+SQUAD_CITATION = """@inproceedings{rajpurkar-etal-2016-squad,
+  title = {{SQ}u{AD}: 100,000+ Questions for Machine Comprehension of Text},
+  author = {Rajpurkar, Pranav and Zhang, Jian and Lopyrev, Konstantin and Liang, Percy},
+  booktitle = {Proceedings of the 2016 Conference on Empirical Methods in Natural Language Processing},
+  year = {2016},
+  pages = {2383--2392}
+}"""
+
+WIKIANN_CITATION = """@inproceedings{pan-etal-2017-cross,
+  title = {Cross-lingual Name Tagging and Linking for 282 Languages},
+  author = {Pan, Xiaoman and Zhang, Boliang and May, Jonathan and Nothman, Joel and Knight, Kevin and Ji, Heng},
+  booktitle = {Proceedings of the 55th Annual Meeting of the Association for Computational Linguistics},
+  year = {2017},
+  pages = {1946--1958}
+}
+@inproceedings{rahimi-etal-2019-massively,
+  title = {Massively Multilingual Transfer for {NER}},
+  author = {Rahimi, Afshin and Li, Yuan and Cohn, Trevor},
+  booktitle = {Proceedings of the 57th Annual Meeting of the Association for Computational Linguistics},
+  year = {2019},
+  pages = {151--164}
+}"""
+
+WIKIEDIT_CITATION = """@inproceedings{stickland-etal-2023-robustification,
+  title = {Robustification of Multilingual Language Models to Real-world Noise in Crosslingual Zero-shot Settings
+           with Robust Contrastive Pretraining},
+  author = {Stickland, Asa Cooper and Sengupta, Sailik and Krone, Jason and Mansour, Saab and He, He},
+  booktitle = {Proceedings of the 17th Conference of the European Chapter of the Association for Computational Linguistics},
+  year = {2023},
+  pages = {1375--1391}
+}"""
+
+WIKIPEDIA_MISSPELLINGS_CITATION = """@misc{wikipedia-common-misspellings,
+  title = {Wikipedia:Lists of common misspellings/For machines},
+  author = {{Wikipedia contributors}},
+  howpublished = {Wikipedia, The Free Encyclopedia},
+  note = {CC BY-SA}
+}"""
+
+WORD_SALAD_CITATION = """@inproceedings{gupta2021bert,
+  title = {{BERT} \\& Family Eat Word Salad: Experiments with Text Understanding},
+  author = {Gupta, Ashim and Kvernadze, Giorgi and Srikumar, Vivek},
+  booktitle = {Proceedings of the AAAI Conference on Artificial Intelligence},
+  volume = {35},
+  number = {14},
+  pages = {12946--12954},
+  year = {2021}
+}"""
+
+XNLI_CITATION = """@inproceedings{conneau-etal-2018-xnli,
+  title = {{XNLI}: Evaluating Cross-lingual Sentence Representations},
+  author = {Conneau, Alexis and Rinott, Ruty and Lample, Guillaume and Williams, Adina and
+            Bowman, Samuel and Schwenk, Holger and Stoyanov, Veselin},
+  booktitle = {Proceedings of the 2018 Conference on Empirical Methods in Natural Language Processing},
+  year = {2018},
+  pages = {2475--2485}
+}"""
+
+XQUAD_CITATION = """@inproceedings{artetxe-etal-2020-cross,
+  title = {On the Cross-lingual Transferability of Monolingual Representations},
+  author = {Artetxe, Mikel and Ruder, Sebastian and Yogatama, Dani},
+  booktitle = {Proceedings of the 58th Annual Meeting of the Association for Computational Linguistics},
+  year = {2020},
+  pages = {4623--4637}
+}"""
