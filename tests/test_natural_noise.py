@@ -94,7 +94,7 @@ def test_misspelling_placement(tsv, tmp_path):
 def test_reduplication_with_and_without_mined_variants(tmp_path):
     plain = ReduplicationNoise(rate=1.0, extra_letters=2)
     [noised] = plain.apply(["I love it 2day"], [ExampleRng(0)])
-    assert noised.text == "I loveee iiit 2day"  # one-letter and non-alphabetic words are left alone
+    assert noised.text == "I loveee ittt 2day"  # one-letter and non-alphabetic words are left alone
     mined = tmp_path / "variants.tsv"
     mined.write_text("love\tloooove\t4\nlove\tlovvve\t1\n", encoding="utf-8")
     model = ReduplicationNoise(rate=1.0, dictionary=str(mined))

@@ -19,7 +19,7 @@ def _one(model, text, seed=7):
 
 
 def test_swap_golden():
-    assert _one(SwapTypos(rate=0.5), SENTENCE).text == "Whcih NFL taem rperesented the AFC at Spuer Bowl 50?"
+    assert _one(SwapTypos(rate=0.5), SENTENCE).text == "Whcih NFL team rperesented the AFC at Suepr Bowl 50?"
 
 
 def test_sort_reverse_golden():

@@ -20,12 +20,12 @@ from dataclasses import dataclass, field
 from typing import ClassVar, Literal
 
 from builders.citations import NOISEQA_CITATION
-from builders.edits import Edit, Noised, Span, noised_from_edits
+from builders.edits import Noised, Span
 from builders.errors import ConfigError
 from builders.noise.base import NoiseModel
 from builders.noise.keyboard_layouts import NeighbourTable, load_layout
+from builders.noise.per_word import noise_each_word
 from builders.seeding import ExampleRng
-from builders.text_units import word_pattern
 
 MODES = ("noiseqa", "coles")
 
@@ -87,35 +87,17 @@ class KeyboardTypos(NoiseModel):
             cache[word] = found
         return found
 
+    def _typo(self, word: str, rng: ExampleRng) -> tuple[int, int, str] | None:
+        positions = self._positions(word)
+        if not positions:
+            return None
+        i = positions[rng.below(len(positions))]
+        return i, i + 1, rng.choice(self._table[word[i]])
+
     def apply(
         self,
         texts: Sequence[str],
         rngs: Sequence[ExampleRng],
         protected: Sequence[Sequence[Span]] | None = None,
     ) -> list[Noised]:
-        finditer = word_pattern().finditer
-        table = self._table
-        rate = self.rate
-        positions_of = self._positions
-        results: list[Noised] = []
-        for index, text in enumerate(texts):
-            spans = protected[index] if protected else ()
-            random = rngs[index].random
-            edits: list[Edit] = []
-            for match in finditer(text):
-                # One draw per word, before anything else: the hot path for the ~75 % of words
-                # that get no typo is a regex step and a random number.
-                if random() >= rate:
-                    continue
-                start, end = match.span()
-                if spans and any(start < e and s < end for s, e in spans):
-                    continue
-                word = match.group()
-                positions = positions_of(word)
-                if not positions:
-                    continue
-                i = positions[int(random() * len(positions))]
-                options = table[word[i]]
-                edits.append(Edit(start + i, start + i + 1, word[i], options[int(random() * len(options))], "keyboard"))
-            results.append(noised_from_edits(text, edits))
-        return results
+        return noise_each_word(texts, rngs, protected, self.rate, self._typo, "keyboard")

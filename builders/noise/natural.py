@@ -30,6 +30,7 @@ from builders.edits import Edit, Noised, Span, noised_from_edits
 from builders.errors import ConfigError
 from builders.noise.base import NoiseModel
 from builders.noise.keyboard import check_rate
+from builders.noise.per_word import noise_each_word
 from builders.noise_dictionary import NoiseDictionary, load_dictionary
 from builders.seeding import ExampleRng
 from builders.text_units import word_pattern
@@ -212,25 +213,15 @@ class MisspellingNoise(_DictionaryNoise):
         inside = word.lower() in self._eligible
         return not inside if self.where == "content" else inside
 
+    def _misspell(self, word: str, rng: ExampleRng) -> tuple[int, int, str] | None:
+        key = _lookup(self._dictionary, word)
+        if key is None or not self._placed(word):
+            return None
+        return 0, len(word), match_case(word, self._dictionary.sample(key, rng))
+
     def apply(self, texts: Sequence[str], rngs: Sequence[ExampleRng],
               protected: Sequence[Sequence[Span]] | None = None) -> list[Noised]:
-        dictionary = self._dictionary
-        results = []
-        for index, text in enumerate(texts):
-            spans = protected[index] if protected else ()
-            rng = rngs[index]
-            edits: list[Edit] = []
-            for match in word_pattern().finditer(text):
-                word = match.group()
-                key = _lookup(dictionary, word)
-                if key is None or not self._placed(word) or _untouchable(match.start(), match.end(), spans):
-                    continue
-                if rng.random() >= self.rate:
-                    continue
-                edits.append(Edit(match.start(), match.end(), word, match_case(word, dictionary.sample(key, rng)),
-                                  "misspelling"))
-            results.append(noised_from_edits(text, edits))
-        return results
+        return noise_each_word(texts, rngs, protected, self.rate, self._misspell, "misspelling")
 
 
 @dataclass(frozen=True)
@@ -262,27 +253,16 @@ class ReduplicationNoise(_DictionaryNoise):
         return (f"Letter reduplication: each word, with probability {self.rate}, is lengthened: {source}one of its "
                 f"vowels or its last letter repeated {self.extra_letters} more times.")
 
+    def _lengthen(self, word: str, rng: ExampleRng) -> tuple[int, int, str] | None:
+        if len(word) < 2 or not word.isalpha():
+            return None
+        key = _lookup(self._dictionary, word) if self._dictionary is not None else None
+        if key is not None:
+            return 0, len(word), match_case(word, self._dictionary.sample(key, rng))
+        positions = [i for i, ch in enumerate(word) if ch in VOWELS] + [len(word) - 1]
+        i = positions[rng.below(len(positions))]
+        return 0, len(word), word[: i + 1] + word[i] * self.extra_letters + word[i + 1 :]
+
     def apply(self, texts: Sequence[str], rngs: Sequence[ExampleRng],
               protected: Sequence[Sequence[Span]] | None = None) -> list[Noised]:
-        dictionary = self._dictionary
-        results = []
-        for index, text in enumerate(texts):
-            spans = protected[index] if protected else ()
-            rng = rngs[index]
-            edits: list[Edit] = []
-            for match in word_pattern().finditer(text):
-                word = match.group()
-                if len(word) < 2 or not word.isalpha() or _untouchable(match.start(), match.end(), spans):
-                    continue
-                if rng.random() >= self.rate:
-                    continue
-                key = _lookup(dictionary, word) if dictionary is not None else None
-                if key is not None:
-                    longer = match_case(word, dictionary.sample(key, rng))
-                else:
-                    positions = [i for i, ch in enumerate(word) if ch in VOWELS] + [len(word) - 1]
-                    i = positions[rng.below(len(positions))]
-                    longer = word[: i + 1] + word[i] * self.extra_letters + word[i + 1 :]
-                edits.append(Edit(match.start(), match.end(), word, longer, "reduplication"))
-            results.append(noised_from_edits(text, edits))
-        return results
+        return noise_each_word(texts, rngs, protected, self.rate, self._lengthen, "reduplication")

@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from builders.citations import BELINKOV_BISK_CITATION
-from builders.edits import Edit, Noised, Span, noised_from_edits
+from builders.edits import Noised, Span
 from builders.noise.base import NoiseModel
 from builders.noise.keyboard import check_rate
+from builders.noise.per_word import noise_each_word
 from builders.seeding import ExampleRng
-from builders.text_units import word_pattern
 
 
 def _is_letter(ch: str) -> bool:
@@ -42,36 +42,18 @@ class SwapTypos(NoiseModel):
                 "swapped (first and last characters kept; only different letters, so the word always "
                 "changes; words with no such pair are left as they are).")
 
+    def _swap(self, word: str, rng: ExampleRng) -> tuple[int, int, str] | None:
+        pairs = [i for i in range(1, len(word) - 2)
+                 if word[i] != word[i + 1] and _is_letter(word[i]) and _is_letter(word[i + 1])]
+        if not pairs:
+            return None
+        i = pairs[rng.below(len(pairs))]
+        return i, i + 2, word[i + 1] + word[i]
+
     def apply(
         self,
         texts: Sequence[str],
         rngs: Sequence[ExampleRng],
         protected: Sequence[Sequence[Span]] | None = None,
     ) -> list[Noised]:
-        finditer = word_pattern().finditer
-        rate = self.rate
-        results: list[Noised] = []
-        for index, text in enumerate(texts):
-            spans = protected[index] if protected else ()
-            random = rngs[index].random
-            edits: list[Edit] = []
-            for match in finditer(text):
-                word = match.group()
-                if len(word) < 4:
-                    continue
-                start = match.start()
-                if spans and any(start < e and s < match.end() for s, e in spans):
-                    continue
-                if random() >= rate:
-                    continue
-                pairs = [
-                    i for i in range(1, len(word) - 2)
-                    if word[i] != word[i + 1] and _is_letter(word[i]) and _is_letter(word[i + 1])
-                ]
-                if not pairs:
-                    continue
-                i = pairs[int(random() * len(pairs))]
-                pair = word[i : i + 2]
-                edits.append(Edit(start + i, start + i + 2, pair, pair[::-1], "swap"))
-            results.append(noised_from_edits(text, edits))
-        return results
+        return noise_each_word(texts, rngs, protected, self.rate, self._swap, "swap")
