@@ -100,3 +100,19 @@ XQUAD_CITATION = """@inproceedings{artetxe-etal-2020-cross,
   year = {2020},
   pages = {4623--4637}
 }"""
+
+SENTIMENT140_CITATION = """@techreport{go2009twitter,
+  title = {Twitter Sentiment Classification using Distant Supervision},
+  author = {Go, Alec and Bhayani, Richa and Huang, Lei},
+  institution = {Stanford University},
+  type = {CS224N Project Report},
+  year = {2009}
+}"""
+
+OPINION_LEXICON_CITATION = """@inproceedings{hu2004mining,
+  title = {Mining and Summarizing Customer Reviews},
+  author = {Hu, Minqing and Liu, Bing},
+  booktitle = {Proceedings of the Tenth ACM SIGKDD International Conference on Knowledge Discovery and Data Mining},
+  year = {2004},
+  pages = {168--177}
+}"""

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from builders import __version__
 from builders.errors import ConfigError, NoisecraftError
+from builders.extras import require
 
 DEFAULT_DATASET_VERSION = "1.0.0"
 
@@ -145,7 +146,17 @@ def _parser() -> argparse.ArgumentParser:
                               help="NoiseQA's filter: keep only errors a keyboard produces")
     misspellings.add_argument("--no-phonetic-filter", action="store_true",
                               help="keep sound-alike pairs even when a G2P package (epitran) is installed")
-    for miner in (wiki, misspellings):
+    redup = miners.add_parser(
+        "reduplication", help="emphatic letter reduplications (baaaad) in Sentiment140-format tweets, mapped to a lexicon",
+        description="Find emphatic letter reduplications in Sentiment140-format tweet CSVs (6 quoted columns, latin-1 "
+                    "or UTF-8) and map each to its canonical lexicon word, with counts, extra letters and which letters "
+                    "were repeated.",
+    )
+    redup.add_argument("tweets", nargs="+", type=Path, metavar="TWEETS.csv", help="Sentiment140-format CSV files")
+    redup.add_argument("--lexicon", nargs="+", type=Path, required=True, metavar="WORDS",
+                       help="word lists (one word a line; ';' comments as in the Hu & Liu opinion lexicon)")
+    redup.add_argument("--lang", default="en", help="language of the tweets (default: %(default)s)")
+    for miner in (wiki, misspellings, redup):
         miner.add_argument("--out", type=Path, required=True, help="output folder (a Hub dataset repo on disk)")
         miner.add_argument("--config-name", help="config name (default: <miner>-<lang>)")
         miner.add_argument("--dataset-version", default=DEFAULT_DATASET_VERSION,
@@ -259,6 +270,11 @@ def cmd_mine(args: argparse.Namespace) -> int:
             raise ConfigError(f"dump file(s) not found: {', '.join(missing)}")
         mined = mine_wikiedits(args.dumps, args.lang, checkpoints, max(args.num_proc, 1), not args.no_progress,
                                tuple(args.namespaces))
+    elif args.miner == "reduplication":
+        require("polars", "mining")
+        from mining.reduplication import reduplication_dictionary
+
+        mined = reduplication_dictionary(args.tweets, args.lexicon, args.lang)
     elif args.miner == "misspellings":
         from mining.misspellings import misspelling_dictionary
 

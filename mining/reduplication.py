@@ -28,8 +28,10 @@ from typing import Any
 import datasets
 import polars as pl
 
+from builders.citations import LENGTHENING_CITATION, OPINION_LEXICON_CITATION, SENTIMENT140_CITATION
 from builders.errors import ConfigError, InputError
 from builders.noise_dictionary import with_probabilities
+from mining.output import MinedDictionary
 
 TWEET_COLUMNS = ("polarity", "id", "date", "query", "user", "text")
 
@@ -51,8 +53,8 @@ _EMPHATIC_RUN = 3  # a doubled letter is ordinary spelling ("cool"); three in a 
 # --- reading -----------------------------------------------------------------------------------
 
 def _decode(data: bytes) -> tuple[str, bytes]:
-    """Text and its UTF-8 bytes, BOM dropped: UTF-8, else latin-1 (the original Sentiment140 and
-    Hu & Liu files are latin-1). UTF-8 input comes back as is, sparing a re-encode of 200 MB."""
+    """Text and its UTF-8 bytes, BOM dropped: UTF-8, else latin-1 (the original Sentiment140 release
+    and Hu & Liu's negative-words.txt are latin-1). UTF-8 input comes back as is: no 200 MB re-encode."""
     data = data.removeprefix(codecs.BOM_UTF8)
     try:
         return data.decode("utf-8"), data
@@ -178,11 +180,13 @@ def _skeleton_index(lexicon: Iterable[str]) -> dict[str, list[tuple[str, tuple[i
 
 def _canonical(word: str, index: dict[str, list[tuple[str, tuple[int, ...]]]]) -> str | None:
     """The preferred lexicon word that ``word`` matches with letters repeated, if any."""
-    skeleton, runs = _runs(word)
-    for candidate, candidate_runs in index.get(skeleton, ()):
-        if all(n >= m for n, m in zip(runs, candidate_runs)):
-            return candidate
-    return None
+    # Most candidates ("hahahaaa", "zzzz") fit no skeleton: look that up before counting runs.
+    fits = index.get("".join(letter for letter, _ in groupby(word)))
+    if not fits:
+        return None
+    runs = _runs(word)[1]
+    return next((candidate for candidate, candidate_runs in fits if all(n >= m for n, m in zip(runs, candidate_runs))),
+                None)
 
 
 def _tripled_letters(alphabet: Iterable[str]) -> str:
@@ -239,6 +243,9 @@ def mine_reduplications(texts: pl.Series, lexicon: Sequence[str], lang: str = "e
 def mine_naive(texts: Sequence[str], lexicon: Sequence[str]) -> Counter[tuple[str, str]]:
     """``(correct, noisy)`` counts the CoLeS way: one regex ``\\bb+a+d+\\b`` per lexicon word over
     all tweets. Same rule as :func:`mine_reduplications`, hours instead of seconds on 1.6 M tweets.
+
+    One difference: ``\\b`` is Python's, for which combining marks are not word characters, so
+    "baaad" followed by U+0301 counts here but not there (polars' ``\\w`` includes marks).
     """
     corpus = "\n".join(texts).lower()  # '\n' is a word boundary, so no match spans two tweets
     fits: dict[int, tuple[str, str]] = {}  # word start offset -> (lexicon word, variant)
@@ -248,3 +255,40 @@ def mine_naive(texts: Sequence[str], lexicon: Sequence[str]) -> Counter[tuple[st
         for match in pattern.finditer(corpus):
             fits[match.start()] = (word, match.group())
     return Counter((word, variant) for word, variant in fits.values() if _lengthened_letters(variant, word) is not None)
+
+
+REDUPLICATION_COLUMN_DOCS = {
+    "extra_letters": "letters the variant adds to the lexicon word",
+    "repeated_letters": "the letters whose runs were lengthened, in order (\"z,y\" for crazzzzyyy)",
+    "tweets": "distinct tweets containing the variant",
+}
+
+
+def reduplication_dictionary(tweet_files: Sequence[Path], lexicon_files: Sequence[Path], lang: str = "en") -> MinedDictionary:
+    """Mine tweet files against a lexicon into a dictionary ready for :func:`mining.output.write_dictionary`."""
+    import time
+
+    start = time.perf_counter()
+    lexicon = read_lexicon(lexicon_files)
+    frames = [read_tweets(Path(path)) for path in tweet_files]
+    texts = pl.concat([frame.get_column("text") for frame in frames])
+    rows = mine_reduplications(texts, lexicon, lang)
+    stats = {"tweets": len(texts), "lexicon_words": len(lexicon), "canonical_words": len({r["correct"] for r in rows}),
+             "occurrences": sum(r["count"] for r in rows), "seconds": round(time.perf_counter() - start, 1)}
+    return MinedDictionary(
+        miner="reduplication", lang=lang, inputs=[Path(p).name for p in tweet_files],
+        params={"lexicon": [Path(p).name for p in lexicon_files], "emphatic_run": _EMPHATIC_RUN},
+        rows=rows, columns=REDUPLICATION_COLUMNS, column_docs=REDUPLICATION_COLUMN_DOCS, stats=stats,
+        description=(f"every tweet word that matches a lexicon word with each letter allowed to repeat (the CoLeS "
+                     f"pattern, e.g. b+a+d+ for 'bad'), whole words only, with some run of {_EMPHATIC_RUN} or more "
+                     "letters that the lexicon word does not have; the closest (longest) lexicon word is its canonical "
+                     "form."),
+        source_description="Sentiment140-format tweet CSVs matched against the given lexicon",
+        license="other",
+        citation="\n\n".join((LENGTHENING_CITATION, SENTIMENT140_CITATION, OPINION_LEXICON_CITATION)),
+        command=["noisecraft", "mine", "reduplication", *[Path(p).name for p in tweet_files], "--lexicon",
+                 *[Path(p).name for p in lexicon_files], "--lang", lang, "--out", "OUT"],
+        use_command="noisecraft build --source glue/sst2 --noise reduplication --dictionary {out} "
+                    "--dictionary-config {config} --out CHALLENGE",
+        top_extra=("repeated_letters", "tweets"),
+    )

@@ -89,3 +89,16 @@ def test_mine_misspellings_then_build(tmp_path):
     rows = datasets.load_dataset(str(tmp_path / "set"), "demo-en-misspelling", split="validation")
     edits = [e for row in rows for e in row["noise_edits"]]
     assert edits and all(e["kind"] == "misspelling" for e in edits)
+
+
+def test_mine_reduplication_then_build(tmp_path):
+    mined = noisecraft("mine", "reduplication", str(corpus("sentiment140/testdata.manual.2009.06.14.csv")),
+                       "--lexicon", str(corpus("opinion_lexicon/positive-words.txt")),
+                       str(corpus("opinion_lexicon/negative-words.txt")), "--out", str(tmp_path / "dict"))
+    assert mined.returncode == 0, mined.stderr
+    assert "tweets: 498" in mined.stdout
+    pairs = datasets.load_dataset(str(tmp_path / "dict"), "reduplication-en", split="train")
+    assert ("love", "loooooooovvvvvveee") in set(zip(pairs["correct"], pairs["noisy"]))
+    built = noisecraft("build", "--source", "demo", "--noise", "reduplication", "--dictionary", str(tmp_path / "dict"),
+                       "--out", str(tmp_path / "set"), "--no-progress")
+    assert built.returncode == 0, built.stderr

@@ -49,7 +49,7 @@ def test_kindle_tweet():
 
 
 def test_several_variants_counts_tweets_and_probabilities():
-    rows = _mine(["soooo baaaad", "BAAAAD day, baaaad baaaad", "crazzzzyyy"], ["bad", "so", "crazy"])
+    rows = _mine(["soooo baaaad", "BAAAAAD day, baaaad baaaad", "crazzzzyyy"], ["bad", "so", "crazy"])
     assert [(r["correct"], r["noisy"], r["count"], r["tweets"]) for r in rows] == [
         ("bad", "baaaad", 3, 2), ("bad", "baaaaad", 1, 1), ("crazy", "crazzzzyyy", 1, 1), ("so", "soooo", 1, 1)]
     assert [r["probability"] for r in rows] == [0.75, 0.25, 1.0, 1.0]
