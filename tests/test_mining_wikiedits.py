@@ -174,3 +174,19 @@ def test_mine_then_build_from_the_command_line(tmp_path):
                        "--all-pairs", "--rate", "0.5", "--out", str(tmp_path / "set"), "--no-progress")
     assert built.returncode == 0, built.stderr
     assert "demo-en-wikiedit" in built.stdout
+
+
+def test_a_corrupt_bz2_dump_is_reported_not_fatal(tmp_path):
+    data = bytearray(corpus("mediawiki/pywikibot_article-pyrus.xml.bz2").read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    bad = tmp_path / "bad.xml.bz2"
+    bad.write_bytes(bytes(data))
+    result = WikiEditMiner("en").mine_file(bad)
+    assert result.error and "bad.xml.bz2" in result.error
+
+
+def test_non_utf8_bytes_in_a_dump_are_reported(tmp_path):
+    path = tmp_path / "latin1.xml"
+    path.write_bytes(EXPORT.replace("opend", "op\xe9nd").encode("latin-1"))
+    result = WikiEditMiner("en").mine_file(path)
+    assert result.error and "latin1.xml, line 4" in result.error and "XML error" in result.error

@@ -123,3 +123,38 @@ def test_seed_does_not_depend_on_where_the_dictionary_lives(tsv, tmp_path):
 def test_natural_noise_needs_a_dictionary():
     with pytest.raises(ConfigError, match="needs a dictionary"):
         WikiEditNoise(rate=0.1)
+
+
+def test_dictionary_from_the_hub(monkeypatch):
+    import datasets
+
+    rows = [{"lang": "en", "correct": "the", "noisy": "teh", "count": 2, "probability": 1.0, "likely_typo": True},
+            {"lang": "de", "correct": "der", "noisy": "dre", "count": 1, "probability": 1.0, "likely_typo": True}]
+    calls = []
+
+    def fake_load_dataset(path, name=None, **kwargs):
+        calls.append((path, name))
+        return datasets.DatasetDict({"train": datasets.Dataset.from_list(rows)})
+
+    monkeypatch.setattr(datasets, "load_dataset", fake_load_dataset)
+    model = WikiEditNoise(rate=1.0, dictionary="org/wikiedits", dictionary_config="wikiedits-en")
+    assert calls == [("org/wikiedits", "wikiedits-en")]
+    assert model.apply(["the end"], [ExampleRng(0)])[0].text == "teh end"
+
+
+def test_natural_noise_on_wikiann_tokens_keeps_tags_aligned(tmp_path):
+    from builders.sources.wikiann import parse_rahimi
+
+    from conftest import corpus
+
+    path = corpus("wikiann/rahimi_format_slices/en/test")
+    pairs = tmp_path / "pairs.tsv"
+    pairs.write_text("the\tteh\nof\tfo\nand\tadn\nin\tni\n", encoding="utf-8")
+    repo = DatasetRepo(tmp_path / "out", "1.0.0")
+    built = build_config(repo, ConfigRequest(source="wikiann", lang="en", data_file=path, noise="misspelling",
+                                             dictionary=str(pairs), rate=1.0), progress=False)
+    rows = pq.read_table(built.path).to_pylist()
+    source = parse_rahimi(path, "en")
+    assert len(rows) == len(source) and built.stats["rows_changed"] > 0
+    for row, clean in zip(rows, source):
+        assert row["ner_tags"] == clean["ner_tags"] and len(row["tokens"]) == len(clean["tokens"])
