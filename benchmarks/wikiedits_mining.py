@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -49,7 +50,7 @@ def synthetic_dump(corpora: Path, target_mb: float, out: Path) -> tuple[int, int
 
 
 CHILD = """
-import resource, sys, time
+import sys, time
 from pathlib import Path
 from mining.mediawiki import read_dump
 from mining.wikiedits import WikiEditMiner
@@ -64,7 +65,9 @@ else:
     result = WikiEditMiner(sys.argv[3]).mine_file(path)
     pages, pairs = result.stats["pages"], result.stats["word_pairs"]
 elapsed = time.perf_counter() - start
-print(elapsed, pages, pairs, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+# VmHWM: this process's own peak RSS (ru_maxrss would include the parent's, inherited at fork)
+peak_kb = next(int(line.split()[1]) for line in open("/proc/self/status") if line.startswith("VmHWM:"))
+print(elapsed, pages, pairs, peak_kb)
 """
 
 
@@ -84,7 +87,7 @@ def main() -> None:
         pages, size = synthetic_dump(args.corpora, args.mb, plain)
         packed = Path(tmp) / "history.xml.gz"
         with plain.open("rb") as src, gzip.open(packed, "wb", compresslevel=6) as dst:
-            dst.write(src.read())
+            shutil.copyfileobj(src, dst)
         mb = size / 1e6
         rows = []
         for label, path in (("plain", plain), ("gzip", packed)):
