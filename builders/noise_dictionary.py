@@ -91,8 +91,8 @@ class NoiseDictionary:
         return forms[-1]
 
 
-def _read_tsv(path: Path) -> list[tuple[str, str, float]]:
-    pairs = []
+def _read_tsv(path: Path) -> list[dict[str, Any]]:
+    rows = []
     for number, line in enumerate(path.read_text(encoding="utf-8-sig").splitlines(), start=1):
         if not line.strip() or line.startswith("#"):
             continue
@@ -103,8 +103,8 @@ def _read_tsv(path: Path) -> list[tuple[str, str, float]]:
             count = float(parts[2]) if len(parts) == 3 else 1.0
         except ValueError as exc:
             raise InputError(path, f"count {parts[2]!r} is not a number", f"line {number}") from exc
-        pairs.append((parts[0], parts[1], count))
-    return pairs
+        rows.append({"correct": parts[0], "noisy": parts[1], "count": count})
+    return rows
 
 
 def _read_parquet(path: Path) -> list[dict[str, Any]]:
@@ -135,24 +135,21 @@ def _rows_from_hub(spec: str) -> list[dict[str, Any]]:
     return [row for split in dataset.values() for row in split]
 
 
-def load_dictionary(spec: str, lang: str | None = None, keep: Mapping[str, bool] | None = None) -> NoiseDictionary:
-    """Load a dictionary from a folder, a ``.tsv`` file or a Hub repo id.
-
-    ``lang`` keeps only rows of that language (when the table has a ``lang`` column); ``keep``
-    keeps only rows whose boolean columns have the given values, e.g. ``{"likely_typo": True}``.
-    """
+def read_dictionary_rows(spec: str) -> list[dict[str, Any]]:
+    """The rows of a dictionary in a folder, a ``.parquet`` or ``.tsv`` file, or a Hub repo id."""
     path = Path(spec)
     if path.is_file():
-        if path.suffix == ".parquet":
-            rows = _read_parquet(path)
-        else:
-            return NoiseDictionary.from_pairs(spec, _read_tsv(path))
-    elif path.is_dir():
-        rows = _rows_from_folder(path)
-    elif "/" in spec and not spec.startswith((".", "/")):
-        rows = _rows_from_hub(spec)
-    else:
-        raise ConfigError(f"noise dictionary {spec!r} is neither a file, a folder nor a Hub repo id (org/name)")
+        return _read_parquet(path) if path.suffix == ".parquet" else _read_tsv(path)
+    if path.is_dir():
+        return _rows_from_folder(path)
+    if "/" in spec and not spec.startswith((".", "/")):
+        return _rows_from_hub(spec)
+    raise ConfigError(f"noise dictionary {spec!r} is neither a file, a folder nor a Hub repo id (org/name)")
+
+
+def dictionary_from_rows(spec: str, rows: list[dict[str, Any]], lang: str | None = None,
+                         keep: Mapping[str, bool] | None = None) -> NoiseDictionary:
+    """Select rows (``lang``; boolean columns equal to ``keep``'s values) and build the dictionary."""
     if lang is not None:
         rows = [r for r in rows if r.get("lang", lang) == lang]
     for column, value in (keep or {}).items():
@@ -160,3 +157,9 @@ def load_dictionary(spec: str, lang: str | None = None, keep: Mapping[str, bool]
             raise ConfigError(f"noise dictionary {spec!r} has no column {column!r} to filter on")
         rows = [r for r in rows if bool(r[column]) == value]
     return NoiseDictionary.from_pairs(spec, ((r["correct"], r["noisy"], float(r["count"])) for r in rows))
+
+
+def load_dictionary(spec: str, lang: str | None = None, keep: Mapping[str, bool] | None = None) -> NoiseDictionary:
+    """Load a dictionary (see :func:`read_dictionary_rows`), keeping rows of ``lang`` and, with
+    ``keep``, rows whose boolean columns have the given values, e.g. ``{"likely_typo": True}``."""
+    return dictionary_from_rows(spec, read_dictionary_rows(spec), lang, keep)

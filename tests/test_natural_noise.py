@@ -158,3 +158,17 @@ def test_natural_noise_on_wikiann_tokens_keeps_tags_aligned(tmp_path):
     assert len(rows) == len(source) and built.stats["rows_changed"] > 0
     for row, clean in zip(rows, source):
         assert row["ner_tags"] == clean["ner_tags"] and len(row["tokens"]) == len(clean["tokens"])
+
+
+def test_only_typos_uses_the_miners_flag_when_there_is_one(tsv, tmp_path):
+    assert "all pairs of the dictionary" in WikiEditNoise(dictionary=str(tsv)).describe()  # a TSV has no flags
+    flagged = tmp_path / "flagged.parquet"
+    import pyarrow as pa
+
+    pq.write_table(pa.Table.from_pylist([
+        {"lang": "en", "correct": "the", "noisy": "teh", "count": 3, "probability": 1.0, "likely_typo": True},
+        {"lang": "en", "correct": "who", "noisy": "which", "count": 5, "probability": 1.0, "likely_typo": False},
+    ]), flagged)
+    typos = WikiEditNoise(dictionary=str(flagged))
+    assert "pairs flagged likely_typo" in typos.describe() and "who" not in typos._dictionary
+    assert "who" in WikiEditNoise(dictionary=str(flagged), only_typos=False)._dictionary

@@ -26,12 +26,12 @@ from pathlib import Path
 from typing import ClassVar
 
 from builders.citations import LENGTHENING_CITATION, NOISEQA_CITATION, WIKIEDIT_CITATION
-from builders.edits import Edit, Noised, Span, noised_from_edits
+from builders.edits import Edit, Noised, Span, noised_from_edits, overlaps
 from builders.errors import ConfigError
 from builders.noise.base import NoiseModel
 from builders.noise.keyboard import check_rate
 from builders.noise.per_word import noise_each_word
-from builders.noise_dictionary import NoiseDictionary, load_dictionary
+from builders.noise_dictionary import NoiseDictionary, dictionary_from_rows, load_dictionary, read_dictionary_rows
 from builders.seeding import ExampleRng
 from builders.text_units import word_pattern
 
@@ -72,10 +72,6 @@ def _lookup(dictionary: NoiseDictionary, word: str) -> str | None:
     return lower if lower != word and lower in dictionary else None
 
 
-def _untouchable(start: int, end: int, spans: Sequence[Span]) -> bool:
-    return any(start < e and s < end for s, e in spans)
-
-
 @dataclass(frozen=True)
 class _DictionaryNoise(NoiseModel):
     """Shared loading of the dictionary named by the parameters."""
@@ -109,22 +105,26 @@ class WikiEditNoise(_DictionaryNoise):
     """Replace a target fraction of words with forms mined from Wikipedia edits."""
 
     only_typos: bool = True
+    _typos_only: bool = field(init=False, repr=False, compare=False, default=False)
 
     name: ClassVar[str] = "wikiedit"
     version: ClassVar[int] = 1
     citation: ClassVar[str] = WIKIEDIT_CITATION
 
     def _load(self) -> NoiseDictionary:
+        """With ``only_typos``, the pairs flagged ``likely_typo`` by the miner; a dictionary without
+        that flag (a TSV, a misspelling list) is used whole, and the card says so."""
         spec = dictionary_spec(self.dictionary, self.dictionary_config)
-        if self.only_typos and not spec.endswith(".tsv"):
-            return load_dictionary(spec, lang=self.lang, keep={"likely_typo": True})
-        return load_dictionary(spec, lang=self.lang)
+        rows = read_dictionary_rows(spec)
+        filtered = self.only_typos and bool(rows) and "likely_typo" in rows[0]
+        object.__setattr__(self, "_typos_only", filtered)
+        return dictionary_from_rows(spec, rows, self.lang, {"likely_typo": True} if filtered else None)
 
     def params(self) -> dict[str, object]:
         return {**super().params(), "only_typos": self.only_typos}
 
     def describe(self) -> str:
-        kept = "likely typos only" if self.only_typos else "all mined pairs"
+        kept = "pairs flagged likely_typo" if self._typos_only else "all pairs of the dictionary"
         return (f"Natural noise from Wikipedia edit history ({kept}; {len(self._dictionary)} words in `{self.dictionary}`"
                 f"{f' config `{self.dictionary_config}`' if self.dictionary_config else ''}): words are visited in a "
                 f"random order and those in the dictionary are replaced by a mined noisy form, drawn by probability, "
@@ -147,7 +147,7 @@ class WikiEditNoise(_DictionaryNoise):
                     break
                 match = words[i]
                 key = _lookup(dictionary, match.group())
-                if key is None or _untouchable(match.start(), match.end(), spans):
+                if key is None or overlaps(match.start(), match.end(), spans):
                     continue
                 noisy = match_case(match.group(), dictionary.sample(key, rng))
                 chosen.append(Edit(match.start(), match.end(), match.group(), noisy, "wikiedit"))
