@@ -27,6 +27,8 @@ EPILOG = """examples:
   noisecraft build --source glue/mrpc --noise swap --rate 0.1 --seed 3 --out out/
   noisecraft build --source glue/mnli --noise copysort --data-file MNLI/dev_matched.tsv --out out/
   noisecraft build --source wikiann --lang th --noise keyboard --protect-entities --out out/
+  noisecraft mine wikiedits hiwiki-pages-meta-history.xml.bz2 --lang hi --out wikiedits-hi/
+  noisecraft build --source xquad --lang hi --noise wikiedit --dictionary wikiedits-hi/ --out out/
 """
 
 
@@ -261,13 +263,15 @@ def cmd_mine(args: argparse.Namespace) -> int:
 
     from mining.output import write_dictionary
 
-    checkpoints = args.out / ".checkpoints" / (args.config_name or f"{args.miner}-{getattr(args, 'lang', 'xx')}")
+    checkpoints = None
     if args.miner == "wikiedits":
         from mining.wikiedits import mine_wikiedits
 
         missing = [str(d) for d in args.dumps if not d.is_file()]
         if missing:
             raise ConfigError(f"dump file(s) not found: {', '.join(missing)}")
+        # one folder per config, so that an interrupted run resumes with what it had finished
+        checkpoints = args.out / ".checkpoints" / (args.config_name or f"wikiedits-{args.lang}")
         mined = mine_wikiedits(args.dumps, args.lang, checkpoints, max(args.num_proc, 1), not args.no_progress,
                                tuple(args.namespaces))
     elif args.miner == "reduplication":
@@ -275,15 +279,16 @@ def cmd_mine(args: argparse.Namespace) -> int:
         from mining.reduplication import reduplication_dictionary
 
         mined = reduplication_dictionary(args.tweets, args.lexicon, args.lang)
-    elif args.miner == "misspellings":
+    else:
         from mining.misspellings import misspelling_dictionary
 
         mined = misspelling_dictionary(args.lists, args.lang, args.layout, args.keyboard_only, not args.no_phonetic_filter)
     path = write_dictionary(args.out, mined, config_name=args.config_name, version=args.dataset_version,
                             pretty_name=args.name, overwrite=args.overwrite)
-    shutil.rmtree(checkpoints, ignore_errors=True)
-    if checkpoints.parent.is_dir() and not any(checkpoints.parent.iterdir()):
-        checkpoints.parent.rmdir()
+    if checkpoints is not None:  # the dictionary is written: the per-file results are no longer needed
+        shutil.rmtree(checkpoints, ignore_errors=True)
+        if not any(checkpoints.parent.iterdir()):
+            checkpoints.parent.rmdir()
     print(f"{len(mined.rows)} pairs -> {path}")
     for key, value in mined.stats.items():
         print(f"  {key}: {value}")
