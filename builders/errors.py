@@ -19,6 +19,10 @@ class InputError(NoisecraftError):
         where = f"{self.path}" if row is None else f"{self.path}, {row}"
         super().__init__(f"{where}: {problem}")
 
+    def __reduce__(self) -> tuple[type, tuple[str, str, str | int | None]]:
+        # rebuilt from its parts, so that it crosses process boundaries (multiprocessing pools)
+        return type(self), (self.path, self.problem, self.row)
+
 
 class ConfigError(NoisecraftError):
     """A request that cannot be honoured (unknown layout, unsupported language, clash in the output repo)."""

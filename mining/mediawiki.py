@@ -95,9 +95,11 @@ def read_dump(path: Path) -> Iterator[Revision | PageEnd]:
     (after yielding everything before it) if it is truncated or corrupt.
     """
     with open_dump(path) as stream:
-        events = ET.iterparse(stream, events=("start", "end"))
         try:
-            yield from _walk(path, events)
+            head = stream.peek(512)[:512] if hasattr(stream, "peek") else b""
+            if head[257:262] == b"ustar":
+                raise InputError(path, "a tar archive, not an XML dump: extract the .xml file(s) from it first")
+            yield from _walk(path, ET.iterparse(stream, events=("start", "end")))
         except ET.ParseError as exc:
             line = exc.position[0] if exc.position else "?"
             raise DumpError(path, f"XML error (truncated or corrupt dump?): {exc}", f"line {line}") from exc

@@ -190,3 +190,14 @@ def test_non_utf8_bytes_in_a_dump_are_reported(tmp_path):
     path.write_bytes(EXPORT.replace("opend", "op\xe9nd").encode("latin-1"))
     result = WikiEditMiner("en").mine_file(path)
     assert result.error and "latin1.xml, line 4" in result.error and "XML error" in result.error
+
+
+def test_a_tar_archive_is_named_as_such():
+    with pytest.raises(InputError, match=r"hiwiki\.tar\.gz: a tar archive, not an XML dump"):
+        list(read_dump(corpus("mediawiki/hiwiki.tar.gz")))
+
+
+def test_bad_input_in_a_worker_process_reaches_the_caller(tmp_path):
+    dumps = [corpus("mediawiki/pywikibot_article-pear_export-0.3.xml"), corpus("mediawiki/hiwiki.tar.gz")]
+    with pytest.raises(InputError, match="a tar archive"):
+        mine_dumps(WikiEditMiner("en"), dumps, tmp_path / "ck", num_proc=2, progress=False)
