@@ -173,7 +173,10 @@ def parse_misspelling_file(path: Path, fmt: str = "auto") -> tuple[list[Pair], l
         raise ConfigError(f"unknown misspelling file format {fmt!r}: use auto, {', '.join(FORMATS)}")
     path = Path(path)
     lines = _read_lines(path)
-    fmt = detect_format(lines) if fmt == "auto" else fmt
+    return _parse_lines(path, lines, detect_format(lines) if fmt == "auto" else fmt)
+
+
+def _parse_lines(path: Path, lines: Sequence[str], fmt: str) -> tuple[list[Pair], list[str]]:
     pairs: list[Pair] = []
     skips: list[str] = []
     for number, pair, problem in PARSERS[fmt](lines):
@@ -290,18 +293,22 @@ def load_g2p(lang: str) -> tuple[Callable[[str], str] | None, str]:
 # --- mining ------------------------------------------------------------------------------------
 
 
-def _read_all(paths: Sequence[Path]) -> tuple[Counter[Pair], dict[Pair, set[str]], int, list[str]]:
-    """Pair counts and source file names over all files, pairs read, and skip messages."""
+def _read_all(paths: Sequence[Path]) -> tuple[Counter[Pair], dict[Pair, set[str]], int, list[str], set[str]]:
+    """Pair counts and source file names over all files, pairs read, skip messages, and formats."""
     counts: Counter[Pair] = Counter()
     sources: dict[Pair, set[str]] = defaultdict(set)
     skips: list[str] = []
+    formats: set[str] = set()
     for path in map(Path, paths):
-        pairs, file_skips = parse_misspelling_file(path)
+        lines = _read_lines(path)
+        fmt = detect_format(lines)
+        formats.add(fmt)
+        pairs, file_skips = _parse_lines(path, lines, fmt)
         counts.update(pairs)
         for pair in pairs:
             sources[pair].add(path.name)
         skips.extend(file_skips)
-    return counts, sources, sum(counts.values()), skips
+    return counts, sources, sum(counts.values()), skips, formats
 
 
 def _phonetic(rows: list[dict[str, Any]], lang: str, enabled: bool) -> tuple[list[dict[str, Any]], str]:
@@ -340,7 +347,7 @@ def mine_misspellings(
     (:func:`load_g2p`); the stats say whether it ran.
     """
     neighbours = load_layout(layout).distance_neighbours()
-    counts, sources, pairs_read, skips = _read_all(paths)
+    counts, sources, pairs_read, skips, formats = _read_all(paths)
     rows = [
         {
             "lang": lang,
@@ -375,6 +382,7 @@ def mine_misspellings(
         "keyboard_only": keyboard_only,
         "phonetic_filter": phonetic,
         "layout": layout,
+        "formats": sorted(formats),
     }
     return with_probabilities(rows), stats
 
@@ -392,7 +400,8 @@ def misspelling_dictionary(paths: Sequence[Path], lang: str = "en", layout: str 
                            keyboard_only: bool = False, phonetic_filter: bool = True) -> MinedDictionary:
     """Mine misspelling lists into a dictionary ready for :func:`mining.output.write_dictionary`."""
     rows, stats = mine_misspellings(paths, lang, layout, keyboard_only, phonetic_filter)
-    card_stats = {**{k: v for k, v in stats.items() if k not in ("by_type", "skip_examples")},
+    card_stats = {**{k: v for k, v in stats.items() if k not in ("by_type", "skip_examples", "formats")},
+                  "formats": ", ".join(stats["formats"]),
                   "by_type": ", ".join(f"{k} {v}" for k, v in stats["by_type"].items()),
                   "skip_examples": " | ".join(stats["skip_examples"]) or "none"}
     command = ["noisecraft", "mine", "misspellings", *[Path(p).name for p in paths], "--lang", lang,
@@ -408,7 +417,7 @@ def misspelling_dictionary(paths: Sequence[Path], lang: str = "en", layout: str 
                      f"`{layout}` layout; {filters}; sound-alike filter: {stats['phonetic_filter']}."),
         source_description="lists of real misspellings; Wikipedia's lists are CC BY-SA, the others carry their "
                            "authors' terms (Birkbeck: free for research)",
-        license="cc-by-sa-4.0" if all(detect_format(_read_lines(Path(p))) == "wikipedia" for p in paths) else "other",
+        license="cc-by-sa-4.0" if stats["formats"] == ["wikipedia"] else "other",
         citation=WIKIPEDIA_MISSPELLINGS_CITATION + "\n\n" + NOISEQA_CITATION,
         command=command,
         use_command="noisecraft build --source xquad --lang " + lang

@@ -22,7 +22,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rapidfuzz import process
+from rapidfuzz.distance import Levenshtein
+
 from builders.citations import WIKIEDIT_CITATION
+from builders.noise_dictionary import with_probabilities
 from builders.repo import atomic_write_text
 from builders.seeding import params_digest
 from builders.text_units import tokenize
@@ -138,9 +142,6 @@ class WikiEditMiner:
         old one (at least 50 % similar: a rewrite or a moved section is not an edit); only paired
         lines are stripped of markup and split, and their sentences aligned with difflib.
         """
-        from rapidfuzz import process
-        from rapidfuzz.distance import Levenshtein
-
         old_lines, new_lines = changed_lines(old, new)
         if not old_lines or not new_lines or len(old_lines) * len(new_lines) > MAX_BLOCK * MAX_BLOCK:
             return
@@ -163,8 +164,6 @@ class WikiEditMiner:
 
     def word_pairs(self, cache: SentenceCache, before: str, after: str) -> list[Pair]:
         """(correct, noisy) word pairs of one sentence pair that passes the filters, else []."""
-        from rapidfuzz.distance import Levenshtein
-
         if Levenshtein.distance(before, after) > self.max_relative_distance * min(len(before), len(after)):
             return []
         # The regex tokens bound the Moses ones closely enough to skip Moses (the slow part) on
@@ -304,10 +303,6 @@ def typo_distance(word: str) -> int:
 
 def dictionary_rows(lang: str, results: list[FileResult], examples_per_pair: int = 3) -> list[dict[str, Any]]:
     """Merge per-file results into dictionary rows with the typo/content-edit flags."""
-    from rapidfuzz.distance import Levenshtein
-
-    from builders.noise_dictionary import with_probabilities
-
     counts: Counter[Pair] = Counter()
     examples: dict[Pair, list[dict[str, str]]] = {}
     for result in results:

@@ -133,11 +133,12 @@ class WikiEditNoise(_DictionaryNoise):
     def apply(self, texts: Sequence[str], rngs: Sequence[ExampleRng],
               protected: Sequence[Sequence[Span]] | None = None) -> list[Noised]:
         dictionary = self._dictionary
+        finditer = word_pattern().finditer
         results = []
         for index, text in enumerate(texts):
             spans = protected[index] if protected else ()
             rng = rngs[index]
-            words = list(word_pattern().finditer(text))
+            words = list(finditer(text))
             target = int(self.rate * len(words) + 0.5)
             order = list(range(len(words)))
             rng.shuffle(order)
