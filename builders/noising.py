@@ -89,19 +89,7 @@ def perturb_rows(job: NoiseJob, rows: Sequence[dict[str, Any]]) -> tuple[list[di
     tokens_column = labels.token_tags[0] if labels.token_tags else None
     ids = [str(row["id"]) for row in rows]
     for name in job.fields:
-        texts: list[Any] = []
-        protected: list[list[Span]] = []
-        for row in rows:
-            if name == tokens_column:
-                texts.append(TOKEN_SEPARATOR.join(row[name]))
-                protected.append(_entity_spans(row, labels) if job.protect_entities else [])
-            elif model.capabilities.input == "pair":
-                assert labels.pair_fields is not None
-                texts.append((row[labels.pair_fields[0]], row[name]))
-                protected.append([])
-            else:
-                texts.append(row[name])
-                protected.append(_answer_spans(row[labels.span_labels[name]]) if name in labels.span_labels else [])
+        texts, protected = field_inputs(job, rows, name)
         results = _noise_field(model, texts, job.seed, ids, name, protected)
         for state, row, noised in zip(states, rows, results):
             if state.drop is None:
@@ -122,11 +110,32 @@ def perturb_rows(job: NoiseJob, rows: Sequence[dict[str, Any]]) -> tuple[list[di
     return kept, dropped
 
 
+def field_inputs(job: NoiseJob, rows: Sequence[dict[str, Any]], name: str) -> tuple[list[Any], list[list[Span]]]:
+    """What the model gets for field ``name`` of each row (the text, a pair, or the joined tokens of a
+    token-tag field) and the spans it must protect (answers; entity tokens when asked)."""
+    labels = job.labels
+    tokens_column = labels.token_tags[0] if labels.token_tags else None
+    texts: list[Any] = []
+    protected: list[list[Span]] = []
+    for row in rows:
+        if name == tokens_column:
+            texts.append(TOKEN_SEPARATOR.join(row[name]))
+            protected.append(_entity_spans(row, labels) if job.protect_entities else [])
+        elif job.model.capabilities.input == "pair":
+            assert labels.pair_fields is not None
+            texts.append((row[labels.pair_fields[0]], row[name]))
+            protected.append([])
+        else:
+            texts.append(row[name])
+            protected.append(_answer_spans(row[labels.span_labels[name]]) if name in labels.span_labels else [])
+    return texts, protected
+
+
 def _noise_field(model: NoiseModel, texts: list[Any], seed: int, ids: list[str], name: str,
                  protected: list[list[Span]]) -> list[Noised]:
     """Run the model on one field of a batch; a deterministic model sees each distinct input once
     (SQuAD contexts repeat about five times)."""
-    if not model.capabilities.deterministic:
+    if not model.capabilities.deterministic or model.capabilities.by_id:
         return run_steps(model, texts, seed, ids, name, protected)
     slots: dict[tuple[Any, tuple[Span, ...]], int] = {}
     first: list[int] = []

@@ -11,6 +11,7 @@ several shards.
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import shlex
 import warnings
@@ -23,7 +24,7 @@ from typing import Any
 from noisecraft.errors import ConfigError, InputError
 from noisecraft.noise_models.base import NoiseModel
 from noisecraft.noise_models.registry import format_noise, parse_noise
-from noisecraft.noising import NoiseJob, perturb_rows
+from noisecraft.noising import NoiseJob, field_inputs, perturb_rows
 from noisecraft.repo import DatasetRepo, check_name
 from noisecraft.sources.base import SourceData
 from noisecraft.sources.registry import load_source
@@ -261,6 +262,11 @@ def build_config(repo: DatasetRepo, request: ConfigRequest, *, num_proc: int = 1
     features = output_features(data.features, job.fields)
     collected = _Collected(ConfigStats.empty(job.fields, per_word=model.capabilities.edit_log != "whole-field"))
 
+    if model.capabilities.model_based:  # every input of the split through the model at once (see Capabilities)
+        ids = [str(row["id"]) for row in data.rows]
+        for name in job.fields:
+            model.prepare(field_inputs(job, data.rows, name)[0], ids, progress)
+
     def tables() -> Iterator[Any]:
         for result in run_batches(job, data, features, num_proc, batch_size, progress, desc=name):
             collected.stats.merge(result.stats)
@@ -281,11 +287,13 @@ def build_config(repo: DatasetRepo, request: ConfigRequest, *, num_proc: int = 1
                   "file": file},
         "stats": stats,
         "warnings": notes,
+        "provenance": model.provenance(),
         "examples": collected.examples,
         "card": {
             "source_pretty": info.pretty, "hub_id": info.hub_id, "license": info.license,
             "task_category": info.task_category, "origin": origin, "noise_id": model.noise_id,
             "noise_name": model.name, "params_json": model.params_json, "description": _shareable(model.describe()),
+            "provenance_json": json.dumps(model.provenance(), sort_keys=True, ensure_ascii=False) if model.provenance() else "",
             "labels_kept": model.capabilities.edit_log != "whole-field",
             "param_rows": _param_rows(model),
             "source_citation": info.citation, "noise_citation": model.citation,

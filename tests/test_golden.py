@@ -14,6 +14,7 @@ import pytest
 
 from noisecraft.edits import Edit, apply_edits
 from noisecraft.noise_models.registry import VERSIONS, create
+from tiny_models import resolve_tiny
 
 GOLDEN = Path(__file__).parent / "golden"
 REPO = Path(__file__).resolve().parents[1]
@@ -31,7 +32,8 @@ def test_every_noise_model_version_has_a_golden_file():
 def test_golden_outputs_are_reproduced_exactly(path, monkeypatch):
     monkeypatch.chdir(REPO)  # dictionary paths in the golden files are relative to the repository
     for record in records(path):
-        model = create(record["noise"], lang=record["lang"], **record["params"])
+        params = {key: resolve_tiny(value) for key, value in record["params"].items()}  # "tiny:<name>" models
+        model = create(record["noise"], lang=record["lang"], **params)
         protected = [[tuple(s) for s in record["protected"]]] if record["protected"] else None
         text = tuple(record["text"]) if isinstance(record["text"], list) else record["text"]  # pair models
         [noised] = model([text], seed=record["seed"], ids=[record["id"]], field=record["field"],

@@ -45,12 +45,19 @@ class Capabilities:
       labels inside the field cannot survive).
     * ``deterministic``: the output does not depend on the random stream, so identical inputs in a
       build are computed once.
+    * ``by_id``: the output depends on the example id, not only on the text (natural translation reads
+      the parallel question with the same id): :meth:`NoiseModel.apply` then receives ``ids``.
+    * ``model_based``: the model runs a neural model through :mod:`noisecraft.runtime`; builds call
+      :meth:`NoiseModel.prepare` with every input of the split first, so the model's inner batches
+      depend on the set of inputs, never on the build's batch size or ``num_proc``.
     """
 
     input: InputKind = "text"
     protects_spans: bool = True
     edit_log: EditLog = "recorded"
     deterministic: bool = False
+    by_id: bool = False
+    model_based: bool = False
 
 
 @dataclass(frozen=True)
@@ -180,6 +187,15 @@ class NoiseModel:
         """One paragraph for the dataset card: what the noise does with these parameters."""
         raise NotImplementedError
 
+    def provenance(self) -> dict[str, Any]:
+        """What besides the parameters decided the output, for the card and manifest: resolved model
+        revisions, decode settings, device and precision, library versions. Override (model-based)."""
+        return {}
+
+    def prepare(self, texts: Sequence[Any], ids: Sequence[str] | None = None, progress: bool = True) -> None:
+        """Compute (and cache) the model's outputs for every input of a split before the build runs
+        its batches; :meth:`apply` then reads them back. Override (model-based models)."""
+
     def build_warnings(self, stats: Mapping[str, Any]) -> list[str]:
         """Warnings about a finished build from its statistics (e.g. a dictionary that matched nothing);
         the pipeline shows them loudly and keeps them in the manifest and card. Override."""
@@ -190,8 +206,10 @@ class NoiseModel:
         texts: Sequence[Any],
         rngs: Sequence[ExampleRng],
         protected: Sequence[Sequence[Span]] | None = None,
+        ids: Sequence[str] | None = None,
     ) -> list[Noised]:
-        """Noise a batch of texts; one :class:`Noised` per text, in order."""
+        """Noise a batch of texts; one :class:`Noised` per text, in order. ``ids`` are given to
+        models whose capabilities say ``by_id``."""
         raise NotImplementedError
 
     def __call__(self, texts: Sequence[Any], seed: int = 0, ids: Sequence[str] | None = None,
@@ -226,7 +244,11 @@ def run_steps(model: NoiseModel, texts: list[Any], seed: int, ids: Sequence[str]
     """Apply a model (or each step of a chain) with per-example, per-step streams."""
     steps = model.steps()
     if len(steps) == 1:
-        return model.apply(texts, step_rngs(model, seed, ids, field, 0), protected if protected and any(protected) else None)
+        rngs = step_rngs(model, seed, ids, field, 0)
+        spans = protected if protected and any(protected) else None
+        if model.capabilities.by_id:
+            return model.apply(texts, rngs, spans, ids=ids)
+        return model.apply(texts, rngs, spans)
     from noisecraft.noise_models.chain import run_chain
 
     return run_chain(steps, texts, seed, ids, field, protected)

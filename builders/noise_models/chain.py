@@ -45,7 +45,8 @@ class NoiseChain(NoiseModel):
         aligned = any(c.edit_log == "aligned" for c in caps)
         return Capabilities(input="text", protects_spans=all(c.protects_spans for c in caps),
                             edit_log="whole-field" if whole else "aligned" if aligned else "recorded",
-                            deterministic=all(c.deterministic for c in caps))
+                            deterministic=all(c.deterministic for c in caps), by_id=any(c.by_id for c in caps),
+                            model_based=any(c.model_based for c in caps))
 
     @property
     def noise_id(self) -> str:
@@ -70,6 +71,14 @@ class NoiseChain(NoiseModel):
     def steps(self) -> tuple[NoiseModel, ...]:
         return self.models
 
+    def provenance(self) -> dict[str, Any]:
+        return {"steps": [m.provenance() for m in self.models]} if any(m.provenance() for m in self.models) else {}
+
+    def prepare(self, texts: Sequence[Any], ids: Sequence[str] | None = None, progress: bool = True) -> None:
+        """Only the first step's inputs are known before the build runs; later model-based steps fill
+        their caches batch by batch (their inner batches then follow the build's batches)."""
+        self.models[0].prepare(texts, ids, progress)
+
     @property
     def citation(self) -> str:  # type: ignore[override]
         return "\n\n".join(dict.fromkeys(m.citation for m in self.models if m.citation))
@@ -79,7 +88,7 @@ class NoiseChain(NoiseModel):
             f"({i}) {m.describe()}" for i, m in enumerate(self.models, start=1))
 
     def apply(self, texts: Sequence[Any], rngs: Sequence[ExampleRng],
-              protected: Sequence[Sequence[Span]] | None = None) -> list[Noised]:
+              protected: Sequence[Sequence[Span]] | None = None, ids: Sequence[str] | None = None) -> list[Noised]:
         raise ConfigError("a chain draws one stream per step: call it through noisecraft.noise_models.base.run_steps")
 
 
@@ -92,7 +101,8 @@ def run_chain(steps: Sequence[NoiseModel], texts: list[str], seed: int, ids: Seq
     failures: list[str | None] = [None] * len(texts)
     for index, model in enumerate(steps):
         rngs = step_rngs(model, seed, ids, field, index)
-        results = model.apply(current, rngs, spans if any(spans) else None)
+        extra = {"ids": ids} if model.capabilities.by_id else {}
+        results = model.apply(current, rngs, spans if any(spans) else None, **extra)
         for i, noised in enumerate(results):
             if failures[i] is not None:
                 continue

@@ -1,0 +1,140 @@
+"""Model ids and revisions resolved to what is loaded and recorded; each model loaded once per process.
+
+A model is named by a Hub id (``Helsinki-NLP/opus-mt-en-de``) with an optional revision (branch, tag
+or commit), or by a local folder. Either way the output depends on the exact weights, so the
+resolved identity is recorded in the card and enters every cache key: the **commit** of a Hub
+snapshot, or ``sha256:<digest>`` of a local folder's files. Loading is always the library's own
+``from_pretrained(name, revision=...)``: the tests exercise that path with folders they build.
+
+Without network, a Hub id is served from the local Hugging Face cache or fails in seconds with a
+message saying how to get the model; nothing waits for retries.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from noisecraft.errors import ConfigError
+from noisecraft.hub import UNREACHABLE, hub_available
+from noisecraft.runtime.device import Placement
+
+
+@dataclass(frozen=True)
+class ModelRef:
+    """A resolved model: ``name`` as the user gave it, ``revision`` as recorded (a commit, or
+    ``sha256:...`` for a local folder), and how to load it."""
+
+    name: str
+    revision: str
+    local: bool
+
+    @property
+    def load_from(self) -> str:
+        """What ``from_pretrained`` is given: the folder, or the Hub id."""
+        return self.name
+
+    @property
+    def hub_revision(self) -> str | None:
+        """What ``from_pretrained`` gets as ``revision``: the resolved commit (``None`` for a folder)."""
+        return None if self.local else self.revision
+
+    def record(self) -> dict[str, str]:
+        """How cards and caches name it (a local folder by its last part: cards are shared)."""
+        return {"model": Path(self.name).name if self.local else self.name, "revision": self.revision}
+
+
+def folder_digest(folder: Path) -> str:
+    """``sha256:`` of a folder's files (relative names and contents), in a stable order."""
+    return _folder_digest(folder.resolve(), tuple((str(p), p.stat().st_size, p.stat().st_mtime_ns)
+                                                  for p in sorted(folder.rglob("*")) if p.is_file()))
+
+
+@functools.cache
+def _folder_digest(folder: Path, stamps: tuple[tuple[str, int, int], ...]) -> str:
+    digest = hashlib.sha256()
+    for name, _, _ in stamps:
+        path = Path(name)
+        digest.update(str(path.relative_to(folder)).encode("utf-8") + b"\0")
+        with path.open("rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+    return f"sha256:{digest.hexdigest()}"
+
+
+def resolve_model(name: str, revision: str | None = None) -> ModelRef:
+    """Resolve a Hub id (+ revision) or a local folder; a model that cannot be had is a clear error."""
+    folder = Path(name).expanduser()
+    if folder.is_dir():
+        if revision:
+            raise ConfigError(f"{name} is a local folder: it has no revision (its files' digest is recorded instead)")
+        if not (folder / "config.json").is_file():
+            raise ConfigError(f"{name} is a folder without config.json: not a saved model")
+        return ModelRef(str(folder.resolve()), folder_digest(folder), local=True)
+    if name.count("/") > 1 or name.startswith((".", "/", "~")):
+        raise ConfigError(f"model {name!r}: no such folder, and not a Hugging Face Hub id")
+    return ModelRef(name, _hub_commit(name, revision), local=False)
+
+
+def _hub_commit(name: str, revision: str | None) -> str:
+    """The commit ``revision`` of Hub model ``name`` resolves to: asked of the Hub when it can be reached,
+    else read from the local Hugging Face cache."""
+    from huggingface_hub import HfApi, try_to_load_from_cache
+
+    if hub_available():
+        try:
+            sha = HfApi().model_info(name, revision=revision, timeout=10).sha
+        except Exception as exc:
+            raise ConfigError(f"model {name!r}{f' at revision {revision!r}' if revision else ''} cannot be found on "
+                              f"the Hugging Face Hub: {' '.join(str(exc).split())}") from exc
+        if sha:
+            return sha
+    cached = try_to_load_from_cache(name, "config.json", revision=revision or "main")
+    if isinstance(cached, str):  # .../models--org--name/snapshots/<commit>/config.json
+        return Path(cached).parent.name
+    raise ConfigError(f"{UNREACHABLE} and model {name!r}{f' at revision {revision!r}' if revision else ''} is not in "
+                      f"the local Hugging Face cache: download it where there is network "
+                      f"(hf download {name}) or pass a local folder saved with save_pretrained()")
+
+
+_LOADED: dict[tuple[Any, ...], Any] = {}
+
+
+def load_pretrained(loader: Any, ref: ModelRef, placement: Placement | None = None, **kwargs: Any) -> Any:
+    """``loader.from_pretrained(ref.load_from, revision=...)``, once per process and placement.
+
+    With a ``placement`` the result is a model: put on that device, in that precision, in eval mode.
+    Without, it is returned as loaded (tokenizers, processors, feature extractors).
+    """
+    key = (getattr(loader, "__qualname__", repr(loader)), ref, placement, tuple(sorted(kwargs.items())))
+    if key in _LOADED:
+        return _LOADED[key]
+    options = dict(kwargs)
+    if not ref.local:
+        options["revision"] = ref.hub_revision
+        options["local_files_only"] = not hub_available()
+    if placement is not None:
+        options["dtype"] = placement.torch_dtype
+    try:
+        loaded = loader.from_pretrained(ref.load_from, **options)
+    except OSError as exc:
+        raise ConfigError(f"cannot load {ref.name} ({ref.revision}): {' '.join(str(exc).split())}") from exc
+    if placement is not None:
+        loaded = loaded.to(placement.device).eval()
+    _LOADED[key] = loaded
+    return loaded
+
+
+def library_versions(*names: str) -> dict[str, str]:
+    """Installed versions of the libraries whose numerics shape a model's output (recorded in cards)."""
+    versions = {}
+    for name in names or ("torch", "transformers"):
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            continue
+    return versions
