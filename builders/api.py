@@ -22,7 +22,7 @@ from noisecraft.errors import ConfigError
 from noisecraft.labels import LabelLayout
 from noisecraft.noise_models.base import NoiseModel
 from noisecraft.noise_models.registry import chain, create, parse_noise
-from noisecraft.noising import NoiseJob, perturb_rows
+from noisecraft.noising import NoiseJob, field_inputs, perturb_rows
 from noisecraft.pipeline import BuiltConfig, ConfigRequest, build_all, output_features
 
 if TYPE_CHECKING:
@@ -60,6 +60,12 @@ def perturb(dataset: datasets.Dataset, model: NoiseModel | str, fields: Sequence
         raise ConfigError("the dataset has an 'id' column and id_column names another one: rename one of them")
     out_features = output_features(dataset.features, job.fields)
     dropped: Counter[str] = Counter()
+    if model.capabilities.model_based:  # the whole field through the model first, as builds do
+        rows = dataset.to_list()
+        for row in rows:
+            row["id"] = str(row[id_column])
+        for name in job.fields:
+            model.prepare(field_inputs(job, rows, name)[0], [row["id"] for row in rows])
 
     def batch(columns: Mapping[str, list[Any]]) -> dict[str, list[Any]]:
         names = list(columns)

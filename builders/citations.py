@@ -116,3 +116,11 @@ OPINION_LEXICON_CITATION = """@inproceedings{hu2004mining,
   year = {2004},
   pages = {168--177}
 }"""
+
+OPUS_MT_CITATION = """@inproceedings{tiedemann-thottingal-2020-opus,
+  title = {{OPUS}-{MT} -- Building open translation services for the World},
+  author = {Tiedemann, J{\\"o}rg and Thottingal, Santhosh},
+  booktitle = {Proceedings of the 22nd Annual Conference of the European Association for Machine Translation},
+  year = {2020},
+  pages = {479--480}
+}"""

@@ -26,6 +26,8 @@ def _isolated_hf_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     cache = tmp_path / "hf-datasets-cache"
     monkeypatch.setenv("HF_DATASETS_CACHE", str(cache))
     monkeypatch.setattr(datasets.config, "HF_DATASETS_CACHE", cache)
+    # model outputs (translations, transcripts, predictions): computed afresh in every test, never in ~/.cache
+    monkeypatch.setenv("NOISECRAFT_CACHE", str(tmp_path / "noisecraft-cache"))
 
 
 def corpus(relative: str) -> Path:

@@ -108,6 +108,13 @@ class NoiseModel:
                     out[f"{spec.name}_digest"] = file_digest(value)
                 else:
                     out[spec.name] = value
+            elif spec.file == "model":
+                if value and Path(value).expanduser().is_dir():
+                    from noisecraft.runtime.loading import folder_digest
+
+                    out[f"{spec.name}_digest"] = folder_digest(Path(value).expanduser())
+                else:
+                    out[spec.name] = value  # a Hub id (its resolved commit is in the provenance)
             elif spec.file is None:
                 out[spec.name] = value
         return out
@@ -135,7 +142,7 @@ class NoiseModel:
             value = getattr(self, spec.name)
             if spec.init_only or spec.name == "lang" or value == spec.default:
                 continue  # the build's language is already part of the config name
-            if spec.file is not None:
+            if spec.file is not None:  # a path or model id by its last part (opus-mt-en-fr)
                 parts.append(re.sub(r"[^A-Za-z0-9.]+", "-", Path(str(value).rstrip("/")).name).strip("-") or spec.name)
             elif spec.choices is not None:
                 parts.append(str(value))

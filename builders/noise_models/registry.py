@@ -26,6 +26,7 @@ from noisecraft.noise_models.destructive import (
 )
 from noisecraft.noise_models.keyboard import KeyboardTypos, KeyboardTyposV2
 from noisecraft.noise_models.natural import MisspellingNoise, ReduplicationNoise, WikiEditNoise, WikiEditNoiseV2
+from noisecraft.noise_models.translation import NaturalTranslation, RoundTripTranslation
 from noisecraft.noise_models.typos import SwapTypos, SwapTyposV2
 
 #: Every buildable ``(name, version)``: an old version stays here when a new one is added.
@@ -33,7 +34,8 @@ VERSIONS: dict[tuple[str, int], type[NoiseModel]] = {
     (model.name, model.version): model
     for model in (KeyboardTypos, SwapTypos, WikiEditNoise, WikiEditNoiseV2, MisspellingNoise, ReduplicationNoise, SortWords,
                   ReverseWords, ShuffleWords, CopySort,
-                  KeyboardTyposV2, SwapTyposV2, SortWordsV2, ReverseWordsV2, ShuffleWordsV2, CopySortV2)
+                  KeyboardTyposV2, SwapTyposV2, SortWordsV2, ReverseWordsV2, ShuffleWordsV2, CopySortV2,
+                  RoundTripTranslation, NaturalTranslation)
 }
 #: The newest version of each model, by name.
 NOISE_MODELS: dict[str, type[NoiseModel]] = {name: VERSIONS[name, max(v for n, v in VERSIONS if n == name)]
