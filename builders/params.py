@@ -21,15 +21,17 @@ from typing import Any, Literal, get_args, get_origin
 from noisecraft.errors import ConfigError
 
 #: How a file parameter enters the seed: by the digest of its content, never by its path.
-FileKind = Literal["file", "dictionary", "model"]
+FileKind = Literal["file", "source", "dictionary", "model"]
 
 
 def param(default: Any, help: str, *, choices: tuple[Any, ...] | None = None, min: float | None = None,
           max: float | None = None, file: FileKind | None = None, init_only: bool = False) -> Any:
     """A declared parameter (use as a dataclass field default).
 
-    ``file`` marks a parameter that names a file whose *content* shapes the output (``model``: a
-    Hugging Face model id, or a saved model folder, which enters the seed by its content); ``init_only``
+    ``file`` marks a parameter that names a file whose *content* shapes the output (``source``: a
+    benchmark file in its original release format, read under a recipe's ``--data-dir`` like a
+    group's ``data_file``, the Hub copy when empty; ``model``: a Hugging Face model id, or a saved
+    model folder, which enters the seed by its content); ``init_only``
     marks a parameter that only selects another parameter's value (keyboard ``lang`` picks the
     layout) and is not part of the spec itself.
     """

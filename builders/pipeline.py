@@ -15,7 +15,7 @@ import json
 import re
 import shlex
 import warnings
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -75,8 +75,9 @@ class BuiltConfig:
         return self.paths[0]
 
 
-def output_features(features: Any, fields: Sequence[str]) -> Any:
-    """Source features plus ``original_<field>``, the edit log and the noise provenance columns."""
+def output_features(features: Any, fields: Sequence[str], model: NoiseModel | None = None) -> Any:
+    """Source features plus ``original_<field>``, the edit log, the noise provenance columns and the
+    per-row columns the model declares (``noise_<name>``)."""
     import datasets
 
     columns = dict(features)
@@ -94,7 +95,22 @@ def output_features(features: Any, fields: Sequence[str]) -> Any:
     columns["noise_version"] = datasets.Value("int32")
     columns["noise_params"] = datasets.Value("string")
     columns["noise_seed"] = datasets.Value("int64")
+    for name, dtype in (model.row_columns if model is not None else {}).items():
+        columns[f"noise_{name}"] = datasets.Value(dtype)
     return datasets.Features(columns)
+
+
+def summarise_columns(table: Any, names: Sequence[str], into: dict[str, Counter[Any]]) -> None:
+    """Add a batch's per-row model columns to running summaries: value counts of text columns, ``sum``
+    and ``rows`` of numeric ones (mergeable, so a split is never held for its statistics)."""
+    for name in names:
+        values = [v for v in table.column(f"noise_{name}").to_pylist() if v is not None]
+        summary = into.setdefault(name, Counter())
+        if values and isinstance(values[0], str):
+            summary.update(values)
+        else:
+            summary["sum"] += sum(values)
+            summary["rows"] += len(values)
 
 
 def resolve_model(noise: NoiseModel | str, lang: str) -> NoiseModel:
@@ -259,24 +275,28 @@ def build_config(repo: DatasetRepo, request: ConfigRequest, *, num_proc: int = 1
             "digest": model.digest(), "seed": request.seed,
             "protect_entities": request.protect_entities, "revision": data.revision}
     repo.check_config(name, spec, overwrite)
-    features = output_features(data.features, job.fields)
+    features = output_features(data.features, job.fields, model)
     collected = _Collected(ConfigStats.empty(job.fields, per_word=model.capabilities.edit_log != "whole-field"))
+    columns: dict[str, Counter[Any]] = {}
 
     if model.capabilities.model_based:  # every input of the split through the model at once (see Capabilities)
         ids = [str(row["id"]) for row in data.rows]
-        for name in job.fields:
-            model.prepare(field_inputs(job, data.rows, name)[0], ids, progress)
+        for field_name in job.fields:
+            model.prepare(field_inputs(job, data.rows, field_name)[0], ids, progress)
 
     def tables() -> Iterator[Any]:
         for result in run_batches(job, data, features, num_proc, batch_size, progress, desc=name):
             collected.stats.merge(result.stats)
             collected.examples.extend(result.examples[: EXAMPLES - len(collected.examples)])
             collected.digest.update(result.digests)
+            summarise_columns(result.table, list(model.row_columns), columns)
             yield result.table
 
     paths = repo.write_split(name, data.split, tables(), features, ROW_GROUP_ROWS, SHARD_ROWS,
                              check=lambda: _check_not_empty(collected.stats, data.origin))
     stats = collected.stats.to_dict()
+    if columns:
+        stats["columns"] = {name: dict(sorted(counts.items())) for name, counts in columns.items()}
     notes = [_shareable(warning) for step in model.steps() for warning in step.build_warnings(stats)]
     file = _file_identity(request.data_file)
     origin = f"{file['name']} (sha256 {file['sha256'][:16]}...)" if file else data.origin  # no local paths in cards
@@ -293,6 +313,7 @@ def build_config(repo: DatasetRepo, request: ConfigRequest, *, num_proc: int = 1
             "source_pretty": info.pretty, "hub_id": info.hub_id, "license": info.license,
             "task_category": info.task_category, "origin": origin, "noise_id": model.noise_id,
             "noise_name": model.name, "params_json": model.params_json, "description": _shareable(model.describe()),
+            "summary": model.summary(stats),
             "provenance_json": json.dumps(model.provenance(), sort_keys=True, ensure_ascii=False) if model.provenance() else "",
             "labels_kept": model.capabilities.edit_log != "whole-field",
             "param_rows": _param_rows(model),

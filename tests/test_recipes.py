@@ -24,12 +24,21 @@ from noisecraft.pipeline import default_config_name, resolve_model
 from noisecraft.recipe import format_recipe, load_recipe, requests
 
 from conftest import CORPORA, REPO_ROOT
+from tiny_models import resolve_tiny
 
 RECIPE_DIR = REPO_ROOT / "scripts" / "recipes"
 RECIPES = sorted(RECIPE_DIR.glob("*.toml"))
-EXPECTED = {"noiseqa-keyboard.toml", "coles-typos.toml", "wikiedit-xnli-wikiann.toml", "word-salad-glue.toml"}
-#: Recipes that take ~7-9 s each to build and load on 2 cores (22 configs of 1190 questions; QNLI's 5463 pairs x 4).
-SLOW = {"coles-typos.toml", "word-salad-glue.toml"}
+EXPECTED = {"noiseqa-keyboard.toml", "coles-typos.toml", "wikiedit-xnli-wikiann.toml", "word-salad-glue.toml",
+            "noiseqa-mt.toml"}
+#: Recipes that take ~7-9 s each to build and load on 2 cores (22 configs of 1190 questions; QNLI's 5463 pairs x 4),
+#: and the 12 configs of MT noise (1190 questions through tiny models each).
+SLOW = {"coles-typos.toml", "word-salad-glue.toml", "noiseqa-mt.toml"}
+#: Model-based noise cannot reach the Hub here: its models are replaced by tiny ones (tests/tiny_models.py) built
+#: locally, with outputs kept short. The recipe's structure, sources and every config are still built.
+TINY_MODELS = {
+    "translation": {"forward_model": "tiny:marian-en-de", "backward_model": "tiny:marian-de-en", "max_new_tokens": 12},
+    "natural-translation": {"model": "tiny:marian-de-en", "max_new_tokens": 12},
+}
 MEDIAWIKI = {  # each page once: the other Pear/Pyrus files are the same pages in other formats
     "hi": ("hiwiki_kahani_94revs.xml", "hiwiki_main_page_13revs.xml"),
     "en": ("enwiki-20140102.tiny.xml.gz", "pywikibot_article-pear_export-0.3.xml", "pywikibot_article-pyrus.xml.bz2",
@@ -81,6 +90,9 @@ def local_sets(path: Path, dictionaries: dict[str, Path]) -> list[str]:
                 sets.append(f"configs.{g}.noise.{n}.drop_unedited=false")
             else:
                 assert "dictionary" not in str(entry), f"{path.name}: write dictionaries as noise tables"
+            if isinstance(entry, dict) and entry.get("name") in TINY_MODELS:
+                sets += [f"configs.{g}.noise.{n}.{key}={resolve_tiny(value)}"
+                         for key, value in TINY_MODELS[entry["name"]].items()]
     return sets
 
 

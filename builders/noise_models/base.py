@@ -19,7 +19,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, NamedTuple
 
 from noisecraft.edits import Noised, Span
 from noisecraft.errors import ConfigError
@@ -50,6 +50,10 @@ class Capabilities:
     * ``model_based``: the model runs a neural model through :mod:`noisecraft.runtime`; builds call
       :meth:`NoiseModel.prepare` with every input of the split first, so the model's inner batches
       depend on the set of inputs, never on the build's batch size or ``num_proc``.
+    * ``by_label``: the output depends on each row's class label (an attack flips a classifier's correct
+      prediction): :meth:`NoiseModel.apply` then receives ``labels`` (``None`` where a row has none).
+    * ``pair_context``: the model sees the whole input of a pair task: for a field of the pair it gets a
+      :class:`PairText` (both texts in the task's order, and which one to noise); single texts stay strings.
     """
 
     input: InputKind = "text"
@@ -58,6 +62,22 @@ class Capabilities:
     deterministic: bool = False
     by_id: bool = False
     model_based: bool = False
+    by_label: bool = False
+    pair_context: bool = False
+
+
+class PairText(NamedTuple):
+    """A pair task's two texts in the task's order, for ``pair_context`` models: ``target`` (0 or 1) is
+    the one to noise; the model's :class:`~noisecraft.edits.Noised` is that text's."""
+
+    first: str
+    second: str
+    target: int
+
+    @property
+    def text(self) -> str:
+        """The text to noise."""
+        return self.second if self.target else self.first
 
 
 @dataclass(frozen=True)
@@ -68,6 +88,9 @@ class NoiseModel:
     version: ClassVar[int]
     #: BibTeX of the paper the model follows.
     citation: ClassVar[str]
+    #: Per-row output columns (name -> ``datasets.Value`` dtype) whose values the model returns in
+    #: :attr:`Noised.columns <noisecraft.edits.Noised>`; rows get them as ``noise_<name>``.
+    row_columns: ClassVar[Mapping[str, str]] = {}
     capabilities: ClassVar[Capabilities] = Capabilities()
 
     def __post_init__(self) -> None:
@@ -103,7 +126,7 @@ class NoiseModel:
             value = getattr(self, spec.name)
             if spec.init_only:
                 continue
-            if spec.file == "file":
+            if spec.file in ("file", "source"):
                 if value:
                     out[f"{spec.name}_digest"] = file_digest(value)
                 else:
@@ -208,19 +231,26 @@ class NoiseModel:
         the pipeline shows them loudly and keeps them in the manifest and card. Override."""
         return []
 
+    def summary(self, stats: Mapping[str, Any]) -> str:
+        """A sentence of results for the card from a finished build's statistics, whose ``columns`` sum up
+        the :attr:`row_columns` (value counts of text columns, ``sum`` and ``rows`` of numbers). Override."""
+        return ""
+
     def apply(
         self,
         texts: Sequence[Any],
         rngs: Sequence[ExampleRng],
         protected: Sequence[Sequence[Span]] | None = None,
         ids: Sequence[str] | None = None,
+        labels: Sequence[Any] | None = None,
     ) -> list[Noised]:
         """Noise a batch of texts; one :class:`Noised` per text, in order. ``ids`` are given to
-        models whose capabilities say ``by_id``."""
+        models whose capabilities say ``by_id``, ``labels`` to those that say ``by_label``."""
         raise NotImplementedError
 
     def __call__(self, texts: Sequence[Any], seed: int = 0, ids: Sequence[str] | None = None,
-                 field: str = "text", protected: Sequence[Sequence[Span]] | None = None) -> list[Noised]:
+                 field: str = "text", protected: Sequence[Sequence[Span]] | None = None,
+                 labels: Sequence[Any] | None = None) -> list[Noised]:
         """Noise ``texts`` with per-example streams from ``(seed, self, id, field)``.
 
         ``ids`` default to the positions (``"0"``, ``"1"``, ...); pin them to make an example's noise
@@ -231,7 +261,7 @@ class NoiseModel:
         keys = [str(i) for i in range(len(texts))] if ids is None else [str(i) for i in ids]
         if len(keys) != len(texts):
             raise ConfigError(f"{len(keys)} ids for {len(texts)} texts")
-        return run_steps(self, list(texts), seed, keys, field, protected)
+        return run_steps(self, list(texts), seed, keys, field, protected, labels)
 
     def augment(self, texts: Sequence[Any], seed: int = 0, ids: Sequence[str] | None = None) -> list[str]:
         """The noisy texts only (see :meth:`__call__`)."""
@@ -247,15 +277,18 @@ def step_rngs(model: NoiseModel, seed: int, ids: Sequence[str], field: str, step
 
 
 def run_steps(model: NoiseModel, texts: list[Any], seed: int, ids: Sequence[str], field: str,
-              protected: Sequence[Sequence[Span]] | None) -> list[Noised]:
+              protected: Sequence[Sequence[Span]] | None, labels: Sequence[Any] | None = None) -> list[Noised]:
     """Apply a model (or each step of a chain) with per-example, per-step streams."""
     steps = model.steps()
     if len(steps) == 1:
         rngs = step_rngs(model, seed, ids, field, 0)
         spans = protected if protected and any(protected) else None
+        extra: dict[str, Any] = {}
         if model.capabilities.by_id:
-            return model.apply(texts, rngs, spans, ids=ids)
-        return model.apply(texts, rngs, spans)
+            extra["ids"] = ids
+        if model.capabilities.by_label:
+            extra["labels"] = labels
+        return model.apply(texts, rngs, spans, **extra)
     from noisecraft.noise_models.chain import run_chain
 
     return run_chain(steps, texts, seed, ids, field, protected)

@@ -134,7 +134,7 @@ class NaturalTranslation(_TranslationNoise):
     lang: str = param("en", "language of the build, into which the questions are translated (set by the build)")
     from_lang: str = param("de", "language the questions were written in: an XQuAD language other than lang")
     data_file: str = param("", "the XQuAD file of from_lang in the SQuAD JSON format (xquad.<from_lang>.json); "
-                               "default: google/xquad from the Hugging Face Hub", file="file")
+                               "default: google/xquad from the Hugging Face Hub", file="source")
     model: str = param("", "model id or saved folder translating from_lang -> lang (default: "
                            "Helsinki-NLP/opus-mt-<from_lang>-<lang>)", file="model")
     revision: str = param("", "branch, tag or commit of the model (default: main, resolved to a commit)")
