@@ -66,7 +66,7 @@ class _TranslationNoise(NoiseModel):
 
 @dataclass(frozen=True)
 class RoundTripTranslation(_TranslationNoise):
-    """Source language -> pivot -> source language (see the module docstring)."""
+    """A round trip through machine translation: source language -> pivot -> source language (NoiseQA §3.2)."""
 
     lang: str = param("en", "language of the text (set by the build)")
     pivot: str = param("de", "pivot language; picks the opus-mt pair lang-pivot and pivot-lang unless models are given")
