@@ -161,7 +161,8 @@ def process_batch(job: NoiseJob, features: Any, origin: str, start: int, rows: S
                 raise InputError(origin, f"empty '{name}' (nothing to perturb)", f"row {start + offset + 1} (id {row['id']!r})")
     digests = b"".join(hashlib.blake2b(canonical_json(row).encode("utf-8"), digest_size=16).digest() for row in rows)
     kept, dropped = perturb_rows(job, rows)
-    stats = ConfigStats.empty(job.fields, per_word=job.model.capabilities.edit_log != "whole-field")
+    stats = ConfigStats.empty(job.fields, per_word=job.model.capabilities.edit_log != "whole-field",
+                              normalised=job.model.capabilities.model_based)
     stats.add(len(rows), kept, dropped)
     examples = []
     for row in kept:
@@ -276,7 +277,8 @@ def build_config(repo: DatasetRepo, request: ConfigRequest, *, num_proc: int = 1
             "protect_entities": request.protect_entities, "revision": data.revision}
     repo.check_config(name, spec, overwrite)
     features = output_features(data.features, job.fields, model)
-    collected = _Collected(ConfigStats.empty(job.fields, per_word=model.capabilities.edit_log != "whole-field"))
+    collected = _Collected(ConfigStats.empty(job.fields, per_word=model.capabilities.edit_log != "whole-field",
+                                             normalised=model.capabilities.model_based))
     columns: dict[str, Counter[Any]] = {}
 
     if model.capabilities.model_based:  # every input of the split through the model at once (see Capabilities)

@@ -13,6 +13,7 @@ worker processes and merged; its figures are identical to ``jiwer.cer``/``jiwer.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, fields
@@ -194,10 +195,14 @@ class ConfigStats:
     #: Text-changing edits per noise kind; an edit merged from several chain steps counts for each.
     edits_by_kind: Counter[str] = field(default_factory=Counter)
     scores: dict[str, FieldScores] = field(default_factory=dict)
+    #: The same scores with case and punctuation removed from both sides (model-based noise: NoiseQA scores
+    #: MT and ASR output uncased and detokenised, and a recogniser's casing is not the text's).
+    normalised: dict[str, FieldScores] = field(default_factory=dict)
 
     @classmethod
-    def empty(cls, fields_: Sequence[str], per_word: bool) -> ConfigStats:
-        return cls(tuple(fields_), per_word, scores={name: FieldScores() for name in fields_})
+    def empty(cls, fields_: Sequence[str], per_word: bool, normalised: bool = False) -> ConfigStats:
+        return cls(tuple(fields_), per_word, scores={name: FieldScores() for name in fields_},
+                   normalised={name: FieldScores() for name in fields_} if normalised else {})
 
     def add(self, rows_in: int, kept: Sequence[dict[str, Any]], dropped: Counter[str]) -> None:
         """Count one batch: ``rows_in`` source rows, the ``kept`` output rows, the drop reasons."""
@@ -218,6 +223,9 @@ class ConfigStats:
             for name in self.fields:
                 original = row[f"original_{name}"]
                 self.scores[name].add(original, row[name], touched[name] + 2)  # +2: stripping may add a little
+                if name in self.normalised:
+                    self.normalised[name].add(without_case_and_punctuation(_as_text(original)),
+                                              without_case_and_punctuation(_as_text(row[name])))
                 if self.per_word:
                     self.words += len(findall(_as_text(original)))
 
@@ -232,6 +240,8 @@ class ConfigStats:
         self.edits_by_kind.update(other.edits_by_kind)
         for name, scores in other.scores.items():
             self.scores[name].merge(scores)
+        for name, scores in other.normalised.items():
+            self.normalised[name].merge(scores)
 
     def to_dict(self) -> dict[str, Any]:
         """The statistics block recorded in the manifest, printed on the console and shown in the card."""
@@ -244,6 +254,8 @@ class ConfigStats:
             "dropped": dict(sorted(self.dropped.items())),
             "fields": {name: self.scores[name].scores() for name in self.fields},
         }
+        if self.normalised:
+            stats["fields_normalised"] = {name: self.normalised[name].scores() for name in self.fields}
         if self.per_word:
             stats["edit_rate"] = round(self.edits / self.words, 4) if self.words else 0.0
         return stats
@@ -255,11 +267,20 @@ STATS_HEADER = ("config", "split", "rows", "changed", "dropped", "field", "CER %
 def stats_table_rows(config: str, split: str, stats: dict[str, Any]) -> list[tuple[Any, ...]]:
     """Table rows (one per perturbed field) for the console and the card."""
     dropped = sum(stats["dropped"].values())
+    scored = list(stats["fields"].items())
+    scored += [(f"{name} (uncased, no punctuation)", s) for name, s in stats.get("fields_normalised", {}).items()]
     return [
         (config, split, stats["rows"], stats["rows_changed"], dropped, name,
          f"{s['cer']:.2f}", f"{s['wer']:.2f}", f"{s['bleu']:.2f}")
-        for name, s in stats["fields"].items()
+        for name, s in scored
     ]
+
+
+def without_case_and_punctuation(text: str) -> str:
+    """Case-folded, punctuation (Unicode category P) removed, whitespace collapsed: how NoiseQA compares
+    machine-translated or recognised text with its source (uncased, detokenised)."""
+    kept = "".join(ch for ch in text.casefold() if not unicodedata.category(ch).startswith("P"))
+    return " ".join(kept.split())
 
 
 def format_table(header: Sequence[str], rows: Sequence[Sequence[Any]], markdown: bool = False) -> str:
@@ -272,3 +293,9 @@ def format_table(header: Sequence[str], rows: Sequence[Sequence[Any]], markdown:
     lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in cells]
     lines.insert(1, "  ".join("-" * w for w in widths))
     return "\n".join(lines)
+
+
+def normalised_scores(originals: Sequence[str], noisy: Sequence[str]) -> dict[str, float]:
+    """CER, WER and BLEU of ``noisy`` against ``originals`` after :func:`without_case_and_punctuation`."""
+    return field_scores([without_case_and_punctuation(t) for t in originals],
+                        [without_case_and_punctuation(t) for t in noisy])

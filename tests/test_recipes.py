@@ -29,16 +29,20 @@ from tiny_models import resolve_tiny
 RECIPE_DIR = REPO_ROOT / "scripts" / "recipes"
 RECIPES = sorted(RECIPE_DIR.glob("*.toml"))
 EXPECTED = {"noiseqa-keyboard.toml", "coles-typos.toml", "wikiedit-xnli-wikiann.toml", "word-salad-glue.toml",
-            "noiseqa-mt.toml"}
+            "noiseqa-mt.toml", "noiseqa-asr.toml"}
 #: Recipes that take ~7-9 s each to build and load on 2 cores (22 configs of 1190 questions; QNLI's 5463 pairs x 4),
-#: and the 12 configs of MT noise (1190 questions through tiny models each).
-SLOW = {"coles-typos.toml", "word-salad-glue.toml", "noiseqa-mt.toml"}
+#: and the recipes of model-based noise (12 configs of MT, 9 of speech through tiny models).
+SLOW = {"coles-typos.toml", "word-salad-glue.toml", "noiseqa-mt.toml", "noiseqa-asr.toml"}
 #: Model-based noise cannot reach the Hub here: its models are replaced by tiny ones (tests/tiny_models.py) built
 #: locally, with outputs kept short. The recipe's structure, sources and every config are still built.
+#: Their groups read the 4-question XQuAD slice under tests/data instead of the 1190 questions (offline speech
+#: engines take ~0.5 s a question): the recipe's structure, every config and the loaded result are still checked.
 TINY_MODELS = {
     "translation": {"forward_model": "tiny:marian-en-de", "backward_model": "tiny:marian-de-en", "max_new_tokens": 12},
     "natural-translation": {"model": "tiny:marian-de-en", "max_new_tokens": 12},
+    "asr": {"tts": "espeak", "asr": "hf-whisper", "asr_model": "tiny:whisper-hf"},
 }
+SLICE = REPO_ROOT / "tests" / "data" / "xquad_slice.{lang}.json"
 MEDIAWIKI = {  # each page once: the other Pear/Pyrus files are the same pages in other formats
     "hi": ("hiwiki_kahani_94revs.xml", "hiwiki_main_page_13revs.xml"),
     "en": ("enwiki-20140102.tiny.xml.gz", "pywikibot_article-pear_export-0.3.xml", "pywikibot_article-pyrus.xml.bz2",
@@ -93,6 +97,10 @@ def local_sets(path: Path, dictionaries: dict[str, Path]) -> list[str]:
             if isinstance(entry, dict) and entry.get("name") in TINY_MODELS:
                 sets += [f"configs.{g}.noise.{n}.{key}={resolve_tiny(value)}"
                          for key, value in TINY_MODELS[entry["name"]].items()]
+                if entry.get("tts") == "gtts":  # the Google accent (a domain) is no espeak voice; slower than the grid
+                    sets += [f"configs.{g}.noise.{n}.voice=en-us", f"configs.{g}.noise.{n}.rate=140"]
+                if f"configs.{g}.data_file={SLICE}" not in sets:
+                    sets.append(f"configs.{g}.data_file={SLICE}")
     return sets
 
 
@@ -188,7 +196,7 @@ def test_seed_overrides_every_group(dictionaries):
         sets = local_sets(path, dictionaries)
         recipe = load_recipe(path, seed=7, sets=sets)
         assert all(group["seeds"] == [7] for group in recipe.table["configs"]), path.name
-        todo = requests(recipe)
+        todo = requests(recipe, CORPORA)  # natural translation reads its parallel files there, not from the Hub
         assert todo and all(r.seed == 7 for r in todo), path.name
         for r in todo:
             if r.config_name is None:

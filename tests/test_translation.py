@@ -217,6 +217,8 @@ def test_build_is_byte_identical_for_any_num_proc_and_batch_size_and_records_the
     assert entry["provenance"]["forward"]["model"]["model"] == "marian-en-de"
     card = (tmp_path / "a" / "README.md").read_text(encoding="utf-8")
     assert "Models and settings" in card and "marian-de-en" in card and "sha256:" in card
+    assert set(entry["stats"]["fields_normalised"]) == {"question"}  # NoiseQA's uncased scores beside the raw ones
+    assert "| question (uncased, no punctuation) |" in card
     rows = datasets.load_dataset(str(tmp_path / "a"), name, split="validation")
     assert rows.num_rows == 4
     for row in rows:

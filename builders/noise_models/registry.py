@@ -24,8 +24,16 @@ from noisecraft.noise_models.destructive import (
     SortWords,
     SortWordsV2,
 )
+from noisecraft.noise_models.interface_artefacts import (
+    DropContentWords,
+    DropFunctionWords,
+    DropPunctuation,
+    DropQuestionMark,
+    ReplaceEntity,
+)
 from noisecraft.noise_models.keyboard import KeyboardTypos, KeyboardTyposV2
 from noisecraft.noise_models.natural import MisspellingNoise, ReduplicationNoise, WikiEditNoise, WikiEditNoiseV2
+from noisecraft.noise_models.speech import SpeechInterfaceNoise
 from noisecraft.noise_models.translation import NaturalTranslation, RoundTripTranslation
 from noisecraft.noise_models.typos import SwapTypos, SwapTyposV2
 
@@ -35,7 +43,9 @@ VERSIONS: dict[tuple[str, int], type[NoiseModel]] = {
     for model in (KeyboardTypos, SwapTypos, WikiEditNoise, WikiEditNoiseV2, MisspellingNoise, ReduplicationNoise, SortWords,
                   ReverseWords, ShuffleWords, CopySort,
                   KeyboardTyposV2, SwapTyposV2, SortWordsV2, ReverseWordsV2, ShuffleWordsV2, CopySortV2,
-                  RoundTripTranslation, NaturalTranslation)
+                  RoundTripTranslation, NaturalTranslation,
+                  SpeechInterfaceNoise, DropPunctuation, DropQuestionMark, DropFunctionWords, DropContentWords,
+                  ReplaceEntity)
 }
 #: The newest version of each model, by name.
 NOISE_MODELS: dict[str, type[NoiseModel]] = {name: VERSIONS[name, max(v for n, v in VERSIONS if n == name)]
