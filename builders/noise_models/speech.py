@@ -10,8 +10,8 @@ and transcribed by Google's ASR. Here the voice and the recogniser are parameter
   ``hf-whisper`` (transformers; any checkpoint id + revision) or ``pocketsphinx`` (offline, English).
 
 The recogniser's casing and punctuation are kept: they are part of what a speech interface does to a
-question (the card's statistics are raw; :func:`noisecraft.stats.normalised_scores` gives them with case and
-punctuation removed, as NoiseQA reports BLEU). The edit log is a character alignment of the two
+question (the card reports the scores raw and, as NoiseQA reports BLEU, with case and punctuation removed:
+:func:`noisecraft.stats.normalised_scores`). The edit log is a character alignment of the two
 texts (:func:`noisecraft.edits.align`).
 
 Builds call :meth:`SpeechInterfaceNoise.prepare` with every text of the split first: each distinct
@@ -241,7 +241,8 @@ class SpeechInterfaceNoise(NoiseModel):
         return (f"Speech interface (NoiseQA's synthetic ASR): each text is spoken by {voice}, resampled to 16 kHz mono, "
                 f"and transcribed by {recogniser[self.asr]} with deterministic decoding (greedy, temperature 0). "
                 "The recogniser's casing and punctuation are kept; the edit log is a character alignment of the "
-                "transcript with the original. Statistics are raw (case and punctuation count as errors).")
+                "transcript with the original. Statistics are given raw (case and punctuation count as errors) and, as "
+                "NoiseQA reports them, uncased without punctuation.")
 
     def provenance(self) -> dict[str, Any]:
         runtime: SpeechRuntime = self.runtime()
