@@ -58,7 +58,7 @@ def perturb(dataset: datasets.Dataset, model: NoiseModel | str, fields: Sequence
     job = NoiseJob(model, seed, tuple(fields), labels or LabelLayout(), protect_entities, "the dataset")
     if id_column != "id" and "id" in dataset.column_names:
         raise ConfigError("the dataset has an 'id' column and id_column names another one: rename one of them")
-    out_features = output_features(dataset.features, job.fields)
+    out_features = output_features(dataset.features, job.fields, model)
     dropped: Counter[str] = Counter()
     if model.capabilities.model_based:  # the whole field through the model first, as builds do
         rows = dataset.to_list()

@@ -124,3 +124,44 @@ OPUS_MT_CITATION = """@inproceedings{tiedemann-thottingal-2020-opus,
   year = {2020},
   pages = {479--480}
 }"""
+
+YIN2020_CITATION = """@inproceedings{yin-etal-2020-robustness,
+  title = {On the Robustness of Language Encoders against Grammatical Errors},
+  author = {Yin, Fan and Long, Quanyu and Meng, Tao and Chang, Kai-Wei},
+  booktitle = {Proceedings of the 58th Annual Meeting of the Association for Computational Linguistics},
+  year = {2020},
+  pages = {3386--3403}
+}"""
+
+CONLL2014_CITATION = """@inproceedings{ng-etal-2014-conll,
+  title = {The {CoNLL}-2014 Shared Task on Grammatical Error Correction},
+  author = {Ng, Hwee Tou and Wu, Siew Mei and Briscoe, Ted and Hadiwinoto, Christian and Susanto, Raymond Hendy and
+            Bryant, Christopher},
+  booktitle = {Proceedings of the Eighteenth Conference on Computational Natural Language Learning: Shared Task},
+  year = {2014},
+  pages = {1--14}
+}"""
+
+BEA2019_CITATION = """@inproceedings{bryant-etal-2019-bea,
+  title = {The {BEA}-2019 Shared Task on Grammatical Error Correction},
+  author = {Bryant, Christopher and Felice, Mariano and Andersen, {\\O}istein E. and Briscoe, Ted},
+  booktitle = {Proceedings of the Fourteenth Workshop on Innovative Use of NLP for Building Educational Applications},
+  year = {2019},
+  pages = {52--75}
+}"""
+
+ERRANT_CITATION = """@inproceedings{bryant-etal-2017-automatic,
+  title = {Automatic Annotation and Evaluation of Error Types for Grammatical Error Correction},
+  author = {Bryant, Christopher and Felice, Mariano and Briscoe, Ted},
+  booktitle = {Proceedings of the 55th Annual Meeting of the Association for Computational Linguistics},
+  year = {2017},
+  pages = {793--805}
+}"""
+
+TEXTATTACK_CITATION = """@inproceedings{morris-etal-2020-textattack,
+  title = {{TextAttack}: A Framework for Adversarial Attacks, Data Augmentation, and Adversarial Training in {NLP}},
+  author = {Morris, John and Lifland, Eli and Yoo, Jin Yong and Grigsby, Jake and Jin, Di and Qi, Yanjun},
+  booktitle = {Proceedings of the 2020 Conference on Empirical Methods in Natural Language Processing: System Demonstrations},
+  year = {2020},
+  pages = {119--126}
+}"""

@@ -9,8 +9,8 @@ labelled spans (SQuAD answers, NER tokens) from the original text to the noisy o
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterable, Sequence
-from typing import NamedTuple
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, NamedTuple
 
 from rapidfuzz.distance import Levenshtein
 
@@ -30,12 +30,15 @@ class Noised(NamedTuple):
 
     ``failure`` is set (and ``edits`` empty) when the model could not noise this text as its
     definition requires, e.g. a shuffle that cannot break every bigram; the builder drops such
-    rows and counts them by reason.
+    rows and counts them by reason. ``columns`` are the values of the per-row output columns the
+    model declares (:attr:`~noisecraft.noise_models.base.NoiseModel.row_columns`), e.g. an attack's
+    status: a row an attack failed on is kept, and says so.
     """
 
     text: str
     edits: tuple[Edit, ...]
     failure: str | None = None
+    columns: Mapping[str, Any] | None = None
 
 
 Span = tuple[int, int]

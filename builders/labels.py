@@ -15,11 +15,14 @@ class LabelLayout:
     * ``token_tags``: ``(tokens column, tags column)`` of a token-tag task; one tag per token is kept,
       and tag ``0`` is outside any entity (IOB2 ``O``).
     * ``pair_fields``: ``(first, second)`` text fields of a pair task, for pair noise (copy-sort).
+    * ``class_label``: the column of a classification task's label, for noise that depends on it (an attack
+      flips a classifier's correct prediction); negative values mean "no label" (GLUE test splits).
     """
 
     span_labels: Mapping[str, str] = field(default_factory=dict)
     token_tags: tuple[str, str] | None = None
     pair_fields: tuple[str, str] | None = None
+    class_label: str | None = None
     #: Token-tag tasks: a column of ``"TYPE: token token"`` strings derived from the tokens and their IOB2
     #: tags (WikiANN's ``spans``), rebuilt from the noisy tokens, and the tag names it reads.
     entity_strings: str | None = None

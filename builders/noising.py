@@ -15,7 +15,7 @@ from typing import Any
 from noisecraft.edits import Edit, Noised, Span, remap_span
 from noisecraft.errors import ConfigError
 from noisecraft.labels import LabelLayout, entity_strings
-from noisecraft.noise_models.base import NoiseModel, run_steps
+from noisecraft.noise_models.base import NoiseModel, PairText, run_steps
 
 TOKEN_SEPARATOR = " "
 
@@ -54,6 +54,9 @@ def validate_fields(model: NoiseModel, labels: LabelLayout, fields: Sequence[str
         if caps.edit_log == "whole-field" and name == tokens_column:
             raise ConfigError(f"{model.noise_id} reorders tokens, which would break their one-tag-per-token "
                               f"alignment in {dataset}; choose a token-level noise")
+    if model.row_columns and len(fields) > 1:
+        raise ConfigError(f"{model.noise_id} adds per-row columns ({', '.join(model.row_columns)}) for the one field it "
+                          f"perturbs: give one field, not {len(fields)}")
 
 
 def _token_spans(tokens: Sequence[str]) -> list[Span]:
@@ -88,9 +91,11 @@ def perturb_rows(job: NoiseJob, rows: Sequence[dict[str, Any]]) -> tuple[list[di
     states = [_Row(row) for row in rows]
     tokens_column = labels.token_tags[0] if labels.token_tags else None
     ids = [str(row["id"]) for row in rows]
+    class_label = labels.class_label
+    row_labels = [row.get(class_label) for row in rows] if model.capabilities.by_label and class_label else None
     for name in job.fields:
         texts, protected = field_inputs(job, rows, name)
-        results = _noise_field(model, texts, job.seed, ids, name, protected)
+        results = _noise_field(model, texts, job.seed, ids, name, protected, row_labels)
         for state, row, noised in zip(states, rows, results):
             if state.drop is None:
                 _record(state, row, name, noised, job, tokens_column)
@@ -125,6 +130,10 @@ def field_inputs(job: NoiseJob, rows: Sequence[dict[str, Any]], name: str) -> tu
             assert labels.pair_fields is not None
             texts.append((row[labels.pair_fields[0]], row[name]))
             protected.append([])
+        elif job.model.capabilities.pair_context and labels.pair_fields and name in labels.pair_fields:
+            first, second = labels.pair_fields
+            texts.append(PairText(row[first], row[second], labels.pair_fields.index(name)))
+            protected.append([])
         else:
             texts.append(row[name])
             protected.append(_answer_spans(row[labels.span_labels[name]]) if name in labels.span_labels else [])
@@ -132,11 +141,11 @@ def field_inputs(job: NoiseJob, rows: Sequence[dict[str, Any]], name: str) -> tu
 
 
 def _noise_field(model: NoiseModel, texts: list[Any], seed: int, ids: list[str], name: str,
-                 protected: list[list[Span]]) -> list[Noised]:
+                 protected: list[list[Span]], labels: list[Any] | None = None) -> list[Noised]:
     """Run the model on one field of a batch; a deterministic model sees each distinct input once
     (SQuAD contexts repeat about five times)."""
-    if not model.capabilities.deterministic or model.capabilities.by_id:
-        return run_steps(model, texts, seed, ids, name, protected)
+    if not model.capabilities.deterministic or model.capabilities.by_id or model.capabilities.by_label:
+        return run_steps(model, texts, seed, ids, name, protected, labels)
     slots: dict[tuple[Any, tuple[Span, ...]], int] = {}
     first: list[int] = []
     where = []
@@ -170,6 +179,8 @@ def _record(state: _Row, row: dict[str, Any], name: str, noised: Noised, job: No
     original = row[name]
     state.out[f"original_{name}"] = original
     state.edits.extend(_edit_record(name, e) for e in noised.edits)
+    for column in job.model.row_columns:
+        state.out[f"noise_{column}"] = (noised.columns or {}).get(column)
     if name == tokens_column:
         new_tokens = []
         for start, end in _token_spans(original):

@@ -36,6 +36,8 @@ class MinedDictionary:
     command: list[str]
     use_command: str
     top_extra: tuple[str, ...] = ()
+    #: Extra card sections as ``(title, Markdown)``, after the most frequent pairs (e.g. confusion tables).
+    sections: tuple[tuple[str, str], ...] = ()
 
 
 def write_dictionary(out: Path, mined: MinedDictionary, *, config_name: str | None = None, version: str = "1.0.0",
@@ -61,6 +63,7 @@ def write_dictionary(out: Path, mined: MinedDictionary, *, config_name: str | No
                 "command": shlex.join([*mined.command, "--config-name", name, "--dataset-version", version]),
                 "use_command": mined.use_command.format(out="OUT", config=name),
                 "top_extra": list(mined.top_extra),
+                "sections": [{"title": title, "text": text} for title, text in mined.sections],
                 "top": [{k: cell(round(v, 4) if isinstance(v, float) else v) for k, v in r.items() if k != "examples"}
                         for r in top],
                 "correct_words": len({r["correct"] for r in mined.rows}),

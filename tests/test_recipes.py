@@ -24,7 +24,7 @@ from noisecraft.pipeline import default_config_name, resolve_model
 from noisecraft.recipe import format_recipe, load_recipe, requests
 
 from conftest import CORPORA, REPO_ROOT
-from tiny_models import resolve_tiny
+from tiny_models import resolve_tiny, tiny_model
 
 RECIPE_DIR = REPO_ROOT / "scripts" / "recipes"
 RECIPES = sorted(RECIPE_DIR.glob("*.toml"))
@@ -32,7 +32,7 @@ EXPECTED = {"noiseqa-keyboard.toml", "coles-typos.toml", "wikiedit-xnli-wikiann.
             "noiseqa-mt.toml", "noiseqa-asr.toml"}
 #: Recipes that take ~7-9 s each to build and load on 2 cores (22 configs of 1190 questions; QNLI's 5463 pairs x 4),
 #: and the recipes of model-based noise (12 configs of MT, 9 of speech through tiny models).
-SLOW = {"coles-typos.toml", "word-salad-glue.toml", "noiseqa-mt.toml", "noiseqa-asr.toml"}
+SLOW = {"coles-typos.toml", "word-salad-glue.toml", "noiseqa-mt.toml", "noiseqa-asr.toml", "grammar-glue.toml"}
 #: Model-based noise cannot reach the Hub here: its models are replaced by tiny ones (tests/tiny_models.py) built
 #: locally, with outputs kept short. The recipe's structure, sources and every config are still built.
 #: Their groups read the 4-question XQuAD slice under tests/data instead of the 1190 questions (offline speech
@@ -92,6 +92,11 @@ def local_sets(path: Path, dictionaries: dict[str, Path]) -> list[str]:
                 # the local dumps give a handful of pairs and the local slices a sentence per language: keep
                 # unedited sentences (the paper's recipe drops them, which here would drop every row)
                 sets.append(f"configs.{g}.noise.{n}.drop_unedited=false")
+            elif isinstance(entry, dict) and "confusions" in entry:
+                # grammar: confusions mined from the local CoNLL-2014 M2; WordNet and a tagger built offline
+                sets += [f"configs.{g}.noise.{n}.confusions={tiny_model('gec-confusions-conll2014')}",
+                         f"configs.{g}.noise.{n}.nltk_data={tiny_model('nltk-data-sample')}",
+                         f"configs.{g}.noise.{n}.tagger=nltk"]
             else:
                 assert "dictionary" not in str(entry), f"{path.name}: write dictionaries as noise tables"
             if isinstance(entry, dict) and entry.get("name") in TINY_MODELS:

@@ -24,6 +24,8 @@ from noisecraft.noise_models.destructive import (
     SortWords,
     SortWordsV2,
 )
+from noisecraft.noise_models.grammar import GrammarErrors
+from noisecraft.noise_models.grammar_attack import GrammarAttack
 from noisecraft.noise_models.interface_artefacts import (
     DropContentWords,
     DropFunctionWords,
@@ -45,7 +47,7 @@ VERSIONS: dict[tuple[str, int], type[NoiseModel]] = {
                   KeyboardTyposV2, SwapTyposV2, SortWordsV2, ReverseWordsV2, ShuffleWordsV2, CopySortV2,
                   RoundTripTranslation, NaturalTranslation,
                   SpeechInterfaceNoise, DropPunctuation, DropQuestionMark, DropFunctionWords, DropContentWords,
-                  ReplaceEntity)
+                  ReplaceEntity, GrammarErrors, GrammarAttack)
 }
 #: The newest version of each model, by name.
 NOISE_MODELS: dict[str, type[NoiseModel]] = {name: VERSIONS[name, max(v for n, v in VERSIONS if n == name)]

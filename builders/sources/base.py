@@ -29,6 +29,8 @@ class SourceInfo:
     default_fields: tuple[str, ...]
     #: Pair tasks: (first, second) text fields, for pair noise such as copy-sort.
     pair_fields: tuple[str, str] | None = None
+    #: Classification tasks: the label column (for noise that depends on the label, such as an attack).
+    class_label: str | None = None
     #: Text field -> column of character spans labelled inside it (SQuAD answers in the context).
     span_labels: dict[str, str] = field(default_factory=dict)
     #: Token-tag tasks: (tokens column, tags column).
@@ -45,7 +47,7 @@ class SourceInfo:
     def labels(self) -> LabelLayout:
         """Where this benchmark's labels live."""
         return LabelLayout(span_labels=self.span_labels, token_tags=self.token_tags, pair_fields=self.pair_fields,
-                           entity_strings=self.entity_strings, tag_names=self.tag_names)
+                           class_label=self.class_label, entity_strings=self.entity_strings, tag_names=self.tag_names)
 
 
 class ArrowRows(Sequence[dict[str, Any]]):

@@ -66,6 +66,7 @@ def glue_info(task: str) -> SourceInfo:
         name=f"glue/{task}", hub_id="nyu-mll/glue", task_category="text-classification", license=spec.license,
         citation=GLUE_CITATION, default_split=spec.default_split, default_fields=(spec.default_field,),
         pair_fields=spec.text_columns if len(spec.text_columns) == 2 else None,  # type: ignore[arg-type]
+        class_label="label",
         pretty=f"GLUE {task.upper()}",
     )
 

@@ -15,6 +15,7 @@ XNLI = SourceInfo(
     name="xnli", hub_id="facebook/xnli", task_category="text-classification", license="cc-by-nc-4.0",
     citation=XNLI_CITATION, default_split="test", default_fields=("hypothesis",),
     pair_fields=("premise", "hypothesis"),
+    class_label="label",
     languages=("ar", "bg", "de", "el", "en", "es", "fr", "hi", "ru", "sw", "th", "tr", "ur", "vi", "zh"),
     pretty="XNLI",
 )

@@ -1,0 +1,208 @@
+"""``grammar-attack``: the worst-case learner errors for a classifier (Yin et al., 2020, the adversarial search).
+
+Against any Hugging Face sequence classifier (``victim``, a Hub id with ``revision`` or a saved folder),
+each text gets the learner errors that flip the victim's prediction, searched among every error the eight
+types can make in it (:mod:`noisecraft.grammar.search`: greedy, beam or genetic), with at most ``budget``
+of its words modified. On a pair task the victim reads the whole pair and the perturbed side is the
+build's field (the paper's: MRPC sentence1, MNLI hypothesis, QNLI sentence; the sources' defaults).
+
+The goal is the row's gold label (``class_label`` of the label layout; GLUE and XNLI have it); without one
+(the Python API, a test split's -1) it is the victim's prediction on the clean text. Every row is kept,
+with its result in per-row columns:
+
+* ``noise_attack_status``: ``succeeded`` (the text is the adversarial example), ``failed`` (no error within
+  the budget flips the prediction; the text is the search's best attempt) or ``skipped`` (the victim
+  already gets the clean row wrong: the text is unchanged, as the paper attacks only correct predictions);
+* ``noise_attack_queries``: distinct victim inputs the search scored for the row (the clean one included);
+* ``noise_attack_words_modified``: the share of the text's words a successful attack changed (empty otherwise);
+* ``noise_attack_label`` and ``noise_attack_prediction``: the label attacked and the victim's prediction on
+  the output text.
+
+The card gives the success rate (over rows not skipped), the mean share of words modified by successful
+attacks, the queries per row, and the victim's id and resolved revision.
+
+Every candidate of a search step, of every row of the build batch, is scored in one call to the victim,
+which deduplicates, caches (memory and disk) and batches by length. Probabilities are rounded to 6
+decimals, so the search's choices do not depend on which rows shared a batch, up to candidates whose
+scores differ only past that precision (ties are broken by a fixed order).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import cached_property, partial
+from typing import Any, ClassVar
+
+from noisecraft.citations import TEXTATTACK_CITATION, YIN2020_CITATION
+from noisecraft.edits import Noised, Span, noised_from_edits
+from noisecraft.errors import ConfigError
+from noisecraft.grammar.confusions import GrammarConfusions
+from noisecraft.grammar.search import (
+    SEARCHES,
+    AttackProblem,
+    Outcome,
+    Search,
+    beam,
+    genetic,
+    greedy,
+    operations,
+    prediction,
+    run_searches,
+)
+from noisecraft.grammar.victim import ClassifierInput, Victim, load_victim
+from noisecraft.noise_models.base import Capabilities, PairText
+from noisecraft.noise_models.grammar import GrammarNoiseBase, GrammarRuntime
+from noisecraft.params import param
+from noisecraft.runtime.device import DTYPES
+from noisecraft.seeding import ExampleRng
+
+
+class AttackRuntime(GrammarRuntime):
+    """The grammar runtime plus the victim classifier (resolved on first use, its weights on its first query)."""
+
+    def __init__(self, confusions: GrammarConfusions, tagger: str, nltk_data: str,
+                 victim_loader: Callable[[], Victim]) -> None:
+        super().__init__(confusions, tagger, nltk_data)
+        self._victim_loader = victim_loader
+
+    @cached_property
+    def victim(self) -> Victim:
+        return self._victim_loader()
+
+
+@dataclass(frozen=True)
+class GrammarAttack(GrammarNoiseBase):
+    """Learner grammar errors chosen to flip a classifier's prediction (greedy, beam or genetic search over
+    every error the eight types can make, within a budget of words)."""
+
+    victim: str = param("", "the classifier attacked: a Hugging Face Hub model id or a folder saved with "
+                            "save_pretrained()", file="model")
+    revision: str | None = param(None, "Hub revision (branch, tag or commit) of the victim; resolved to its commit")
+    search: str = param("greedy", "search method: greedy (importance by deletion, then the best error word by word), "
+                                  "beam, or genetic", choices=SEARCHES)
+    budget: float = param(0.15, "largest share of a text's words the errors may modify (at least one word)", min=0.0,
+                          max=1.0)
+    beam_width: int = param(5, "beam search: states kept at each word", min=1)
+    population: int = param(60, "genetic search: population size", min=2)
+    generations: int = param(20, "genetic search: generations", min=1)
+    max_length: int = param(128, "victim inputs truncated to this many tokens", min=8)
+    device: str = param("auto", "auto (cuda, then mps, then cpu), cuda, cuda:N, mps or cpu: where the victim runs",
+                        init_only=True)
+    dtype: str = param("auto", "victim precision: auto (bfloat16/float16 on GPU, float32 on CPU), float32, bfloat16 "
+                               "or float16; recorded in the card", choices=DTYPES, init_only=True)
+    token_budget: int = param(32768, "padded tokens per victim batch (lower it if the GPU runs out of memory)", min=1,
+                              init_only=True)
+
+    name: ClassVar[str] = "grammar-attack"
+    version: ClassVar[int] = 1
+    citation: ClassVar[str] = YIN2020_CITATION + "\n\n" + TEXTATTACK_CITATION
+    capabilities: ClassVar[Capabilities] = Capabilities(model_based=True, by_label=True, pair_context=True)
+    row_columns: ClassVar[Mapping[str, str]] = {"attack_status": "string", "attack_queries": "int32",
+                                                "attack_words_modified": "float32", "attack_label": "int32",
+                                                "attack_prediction": "int32"}
+
+    def check(self) -> None:
+        super().check()
+        if not self.victim:
+            raise ConfigError(f"{self.noise_id} needs victim=: a Hugging Face classifier id or a saved model folder")
+
+    def load(self) -> AttackRuntime:
+        loader = partial(load_victim, self.victim, self.revision, self.device, self.dtype, self.max_length,
+                         self.token_budget)
+        return AttackRuntime(super().load().confusions, self.tagger, self.nltk_data, loader)
+
+    @property
+    def _attack_runtime(self) -> AttackRuntime:
+        return self.runtime()  # type: ignore[no-any-return]
+
+    def seed_params(self) -> dict[str, object]:
+        """The victim enters by its resolved identity (commit, or a folder's digest), not by its name."""
+        victim = self._attack_runtime.victim.identity()
+        return {**super().seed_params(), "victim": victim.get("model"), "victim_dtype": victim.get("dtype")}
+
+    def provenance(self) -> dict[str, Any]:
+        return {**super().provenance(), "victim": self._attack_runtime.victim.identity()}
+
+    def describe(self) -> str:
+        method = {"greedy": "greedy search (words ranked by how much deleting them lowers the victim's confidence in "
+                            "the label, then at each word the error that lowers it most)",
+                  "beam": f"beam search (width {self.beam_width}) over the words ranked by importance",
+                  "genetic": f"a genetic search (population {self.population}, {self.generations} generations)"}
+        victim = self._attack_runtime.victim.identity()
+        return (f"Worst-case learner grammar errors as in Yin et al. (2020): against the classifier "
+                f"`{victim.get('model', {}).get('model')}` (revision `{victim.get('model', {}).get('revision')}`), "
+                f"{method[self.search]} chooses among every error the eight types can make in the text (types mined from "
+                f"`{self.confusions}`: {self._type_shares()}; places from the {self.tagger} tagger, lemminflect and "
+                f"WordNet), with at most {self.budget:.0%} of the words modified, until the prediction leaves the "
+                "row's label. Every row is kept: `noise_attack_status` says whether the attack succeeded, failed (the "
+                "text is the best attempt) or was skipped (the victim was already wrong), with the queries it took.")
+
+    def summary(self, stats: Mapping[str, Any]) -> str:
+        """Success rate over the rows the victim got right, mean share of words a successful attack modified,
+        queries per row, and the victim."""
+        columns = stats.get("columns", {})
+        status = columns.get("attack_status", {})
+        succeeded, failed, skipped = (status.get(s, 0) for s in ("succeeded", "failed", "skipped"))
+        modified, queries = columns.get("attack_words_modified", {}), columns.get("attack_queries", {})
+        victim = self._attack_runtime.victim.identity().get("model", {})
+        rate = f"{succeeded / (succeeded + failed):.1%}" if succeeded + failed else "n/a"
+        words = f"{modified['sum'] / modified['rows']:.1%}" if modified.get("rows") else "n/a"
+        per_row = f"{queries['sum'] / queries['rows']:.1f}" if queries.get("rows") else "n/a"
+        return (f"attack success rate {rate} ({succeeded} of {succeeded + failed} rows the victim got right; {skipped} "
+                f"skipped as already wrong); successful attacks modified {words} of the words on average; {per_row} "
+                f"victim queries per row; victim `{victim.get('model')}` at revision `{victim.get('revision')}`.")
+
+    def prepare(self, texts: Sequence[Any], ids: Sequence[str] | None = None, progress: bool = True) -> None:
+        """Score every clean input of the split at once (the runs then find them in the victim's cache)."""
+        self._attack_runtime.victim.probabilities([_clean_input(_as_pair(t)) for t in texts])
+
+    def apply(self, texts: Sequence[Any], rngs: Sequence[ExampleRng], protected: Sequence[Sequence[Span]] | None = None,
+              labels: Sequence[Any] | None = None) -> list[Noised]:
+        runtime = self._attack_runtime
+        victim = runtime.victim
+        texts = [_as_pair(t) for t in texts]
+        targets = [t.text if isinstance(t, PairText) else t for t in texts]
+        clean = victim.probabilities([_clean_input(t) for t in texts])
+        finder = self.finder()
+        problems: list[AttackProblem] = []
+        for index, (text, words) in enumerate(zip(targets, runtime.tagger.tag(targets))):
+            sites = finder.sites(text, words, protected[index] if protected else ())
+            given = labels[index] if labels is not None else None
+            label = int(given) if isinstance(given, int) and given >= 0 else prediction(clean[index])
+            item = texts[index]
+            problems.append(AttackProblem(text, _clean_input(item), item.target if isinstance(item, PairText) else 0,
+                                          [(w.start, w.end) for w in words], operations(sites), self.budget, label))
+        todo = [k for k, problem in enumerate(problems) if prediction(clean[k]) == problem.label]
+        outcomes = dict(zip(todo, run_searches([self._search(problems[k], clean[k], rngs[k]) for k in todo], victim)))
+        results = []
+        for index, problem in enumerate(problems):
+            outcome, queries = outcomes.get(index, (Outcome("skipped", probabilities=clean[index]), 0))
+            results.append(self._noised(problem, outcome, queries + 1))
+        return results
+
+    def _search(self, problem: AttackProblem, clean: list[float], rng: ExampleRng) -> Search:
+        if self.search == "beam":
+            return beam(problem, clean, self.beam_width)
+        if self.search == "genetic":
+            return genetic(problem, clean, self.population, self.generations, rng)
+        return greedy(problem, clean)
+
+    @staticmethod
+    def _noised(problem: AttackProblem, outcome: Outcome, queries: int) -> Noised:
+        noised = noised_from_edits(problem.text, problem.edits(outcome.state))
+        modified = round(len(problem.used(outcome.state)) / max(len(problem.spans), 1), 4)
+        columns = {"attack_status": outcome.status, "attack_queries": queries,
+                   "attack_words_modified": modified if outcome.status == "succeeded" else None,
+                   "attack_label": problem.label, "attack_prediction": prediction(outcome.probabilities)}
+        return noised._replace(columns=columns)
+
+
+def _as_pair(item: Any) -> Any:
+    """A ``(first, second, target)`` tuple (a pair as JSON gives it back) as a :class:`PairText`; texts as they are."""
+    return PairText(*item) if isinstance(item, tuple) and not isinstance(item, PairText) else item
+
+
+def _clean_input(item: Any) -> ClassifierInput:
+    """The victim's input for a field: ``(text,)``, or the pair in the task's order."""
+    return (item.first, item.second) if isinstance(item, PairText) else (item,)
