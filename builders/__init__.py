@@ -6,6 +6,7 @@ kb = nc.noise("keyboard", lang="de", rate=0.25)
 kb.augment(["Wie viele Punkte?"], seed=0)
 ds2 = nc.perturb(ds, kb, fields=["question"], seed=0)
 nc.build("xquad", lang="de", noise=kb, out="xquad-noisy/")
+nc.evaluate("xquad-noisy/", models=["deepset/roberta-base-squad2"])   # needs noisecraft[eval]
 ```
 
 Importing this package is cheap (no torch, no datasets): the API is loaded on first use, and the
@@ -26,8 +27,12 @@ def __getattr__(name: str) -> Any:
         from noisecraft import api
 
         return getattr(api, name)
+    if name == "evaluate":  # the harness builds on the library: reached lazily, never imported by it
+        from noisecraft.harness import evaluate
+
+        return evaluate
     raise AttributeError(f"module 'noisecraft' has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    return sorted([*globals(), *_API])
+    return sorted([*globals(), *_API, "evaluate"])

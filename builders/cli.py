@@ -31,7 +31,9 @@ EPILOG = """examples:
   noisecraft build --source glue/mnli --noise copysort --data-file MNLI/dev_matched.tsv --out out/
   noisecraft build --source wikiann --lang th --noise keyboard --protect-entities --out out/
   noisecraft mine wikiedits hiwiki-pages-meta-history.xml.bz2 --lang hi --out wikiedits-hi/
+  noisecraft mine gec official-2014.combined.m2 ABCN.dev.gold.bea19.m2 --out gec-confusions/
   noisecraft build --source xquad --lang hi --noise 'wikiedit(dictionary=wikiedits-hi/)' --out out/
+  noisecraft evaluate --dataset out/ --model deepset/roberta-base-squad2 --out report/
   noisecraft noises
 """
 
@@ -134,8 +136,12 @@ def _parser() -> argparse.ArgumentParser:
     publish.add_argument("--repo-id", required=True, help="dataset repo, e.g. my-org/xquad-keyboard")
     publish.add_argument("--private", action="store_true", help="create the repo as private")
 
+    from noisecraft.harness.command import add_parser as add_evaluate_parser
+
+    add_evaluate_parser(commands)
+
     mine = commands.add_parser(
-        "mine", help="mine natural-noise dictionaries from real corpora (Wikipedia history, tweets, misspelling lists)",
+        "mine", help="mine natural-noise dictionaries from real corpora (Wikipedia history, tweets, misspelling lists, GEC M2)",
         description="Turn real corpora into natural-noise dictionaries (correct -> noisy forms with counts and "
                     "probabilities), written as a Hub dataset repo on disk with a card.",
     )
@@ -171,7 +177,18 @@ def _parser() -> argparse.ArgumentParser:
     redup.add_argument("--lexicon", nargs="+", type=Path, required=True, metavar="WORDS",
                        help="word lists (one word a line; ';' comments as in the Hu & Liu opinion lexicon)")
     redup.add_argument("--lang", default="en", help="language of the tweets (default: %(default)s)")
-    for miner in (wiki, misspellings, redup):
+    gec = miners.add_parser(
+        "gec", help="learner error types and confusion sets from GEC corpora in M2 format (CoNLL-2013/2014, BEA-2019)",
+        description="Read M2 files (NUCLE or ERRANT tags, several annotators), map the tags onto the eight learner error "
+                    "types of Yin et al. (2020), and estimate the error-type distribution and the confusion weights of "
+                    "articles, prepositions and linking words from minimal edits.",
+    )
+    gec.add_argument("m2_files", nargs="+", type=Path, metavar="M2FILE", help="M2 files")
+    gec.add_argument("--lang", default="en", help="language of the corpora (default: %(default)s; only en is supported)")
+    gec.add_argument("--strict", action="store_true",
+                     help="stop at the first bad annotation (malformed, offsets outside the sentence, unknown tag) "
+                          "instead of skipping and counting it")
+    for miner in (wiki, misspellings, redup, gec):
         miner.add_argument("--out", type=Path, required=True, help="output folder (a Hub dataset repo on disk)")
         miner.add_argument("--config-name", help="config name (default: <miner>-<lang>)")
         miner.add_argument("--dataset-version", default=DEFAULT_DATASET_VERSION,
@@ -182,7 +199,7 @@ def _parser() -> argparse.ArgumentParser:
     wiki.add_argument("--keep-going", action="store_true",
                       help="skip dump files that are not readable MediaWiki dumps (not XML, other XML, tar, unreadable, "
                            "missing) instead of stopping; the card lists them under skipped_files")
-    for miner in (misspellings, redup):
+    for miner in (misspellings, redup, gec):
         miner.add_argument("--encoding", default="auto",
                            help="input encoding: auto (UTF-8; lines that are not UTF-8 are read as latin-1 and reported) "
                                 "or a codec such as latin-1 or cp1252 (default: %(default)s)")
@@ -313,6 +330,10 @@ def cmd_mine(args: argparse.Namespace) -> int:
         checkpoints = args.out / ".checkpoints" / (args.config_name or f"wikiedits-{args.lang}")
         mined = mine_wikiedits(args.dumps, args.lang, checkpoints, max(args.num_proc, 1), not args.no_progress,
                                tuple(args.namespaces), keep_going=args.keep_going)
+    elif args.miner == "gec":
+        from noisecraft.mining.gec import gec_dictionary
+
+        mined = gec_dictionary(args.m2_files, args.lang, strict=args.strict, encoding=args.encoding)
     elif args.miner == "reduplication":
         require("polars", "mining")
         from noisecraft.mining.reduplication import reduplication_dictionary
@@ -334,6 +355,12 @@ def cmd_mine(args: argparse.Namespace) -> int:
         print(f"  {key}: {value}")
     print(f"card: {args.out / 'README.md'}")
     return 0
+
+
+def cmd_evaluate(args: argparse.Namespace) -> int:
+    from noisecraft.harness.command import run
+
+    return run(args)
 
 
 def cmd_layouts(args: argparse.Namespace) -> int:
@@ -367,7 +394,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"noisecraft: error: {exc}", file=sys.stderr)
         return 2
     handlers = {"build": cmd_build, "demo": cmd_demo, "publish": cmd_publish, "mine": cmd_mine,
-                "layouts": cmd_layouts, "noises": cmd_noises}
+                "layouts": cmd_layouts, "noises": cmd_noises, "evaluate": cmd_evaluate}
     try:
         return handlers[args.command](args)
     except NoisecraftError as exc:

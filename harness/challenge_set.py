@@ -1,0 +1,197 @@
+"""A challenge set to evaluate: a folder made by ``noisecraft build`` or a Hub dataset repo at a revision.
+
+Both carry the manifest ``noisecraft.json`` (``noisecraft publish`` uploads it beside the card), which
+says per config the source, language, split, perturbed fields and noise. A config is loaded with
+``datasets`` (a local folder through a throw-away cache, so a rebuilt folder is never read stale) and
+turned into paired examples: the clean side is each perturbed field's ``original_<field>`` column,
+the noisy side the field itself; other inputs (a SQuAD context that was not perturbed) are the same
+on both sides. Rows keep their ids, so both sides are the same examples.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from noisecraft.errors import ConfigError
+from noisecraft.harness.tasks import QA, TOKENS, TaskSpec, task_of
+from noisecraft.repo import CHALLENGE_SET, MANIFEST
+
+
+@dataclass(frozen=True)
+class ConfigData:
+    """One config's examples, clean and noisy side by side (lists in row order).
+
+    Inputs per task: classification ``[sentence]`` or ``[first, second]``; QA ``[question, context]``;
+    token classification the token list. ``gold``: a class index, the answer texts, or the tag names.
+    """
+
+    name: str
+    split: str
+    lang: str
+    noise: str
+    fields: tuple[str, ...]
+    task: TaskSpec
+    ids: list[str]
+    clean: list[Any]
+    noisy: list[Any]
+    gold: list[Any]
+    edit_counts: list[int]
+    cer: list[float]
+
+    def describe(self) -> dict[str, Any]:
+        """The config as the report lists it."""
+        return {"name": self.name, "split": self.split, "lang": self.lang, "noise": self.noise, "fields": list(self.fields),
+                "task": self.task.kind, "rows": len(self.ids)}
+
+
+@dataclass
+class ChallengeSet:
+    """A set's manifest and where it comes from: a local ``folder``, or a Hub ``repo_id`` at ``revision``."""
+
+    name: str
+    manifest: dict[str, Any]
+    folder: Path | None = None
+    revision: str | None = None
+    commit: str | None = None
+
+    @property
+    def config_names(self) -> list[str]:
+        return list(self.manifest["configs"])
+
+    def provenance(self, configs: list[str]) -> dict[str, Any]:
+        """What identifies the evaluated data: the Hub commit, or the digest of the local parquet files."""
+        record: dict[str, Any] = {"name": self.name if self.folder is None else self.folder.name,
+                                  "version": self.manifest.get("version"),
+                                  "toolkit_version": self.manifest.get("toolkit_version")}
+        if self.folder is None:
+            record.update(revision=self.revision, commit=self.commit)
+        else:
+            digest = hashlib.sha256()
+            for config in configs:
+                for path in sorted((self.folder / config).glob("*.parquet")):
+                    digest.update(path.name.encode("utf-8") + b"\0" + path.read_bytes())
+            record["files_sha256"] = digest.hexdigest()
+        return record
+
+    def load(self, config: str, split: str | None = None, limit: int | None = None) -> ConfigData:
+        """The paired examples of ``config`` (its built split unless ``split`` is given; the first ``limit`` rows)."""
+        if config not in self.manifest["configs"]:
+            raise ConfigError(f"{self.name} has no config {config!r}; its configs: {', '.join(self.config_names)}")
+        spec = self.manifest["configs"][config]["spec"]
+        split = split or spec["split"]
+        if self.folder is not None:
+            from noisecraft.publish import load_fresh
+
+            try:
+                dataset = load_fresh(self.folder, config, split)
+            except Exception as exc:  # datasets raises many types for a missing split or unreadable files
+                raise ConfigError(f"{self.folder}: config {config} split {split!r} does not load: {exc}") from exc
+        else:
+            from noisecraft.hub import load_hub_dataset
+
+            dataset = load_hub_dataset(self.name, config, split, self.revision,
+                                       hint="download the dataset where there is network, or evaluate a local folder")
+        if limit is not None:
+            dataset = dataset.select(range(min(limit, dataset.num_rows)))
+        return paired_examples(config, split, spec, dataset)
+
+
+def open_challenge_set(dataset: str | Path, revision: str | None = None) -> ChallengeSet:
+    """Open a local folder made by ``noisecraft build``, or a Hub dataset repo (``org/name``) at ``revision``."""
+    folder = Path(dataset).expanduser()
+    if folder.is_dir():
+        if revision is not None:
+            raise ConfigError(f"{dataset} is a local folder: --revision applies to Hub datasets")
+        return ChallengeSet(str(dataset), _read_manifest(folder / MANIFEST, str(dataset)), folder=folder)
+    if str(dataset).count("/") != 1 or str(dataset).startswith((".", "/", "~")):
+        raise ConfigError(f"dataset {str(dataset)!r}: no such folder, and not a Hub dataset id (org/name)")
+    return _open_hub(str(dataset), revision)
+
+
+def _read_manifest(path: Path, name: str) -> dict[str, Any]:
+    if not path.is_file():
+        raise ConfigError(f"{name} holds no {MANIFEST}: evaluate a folder made by `noisecraft build` "
+                          "(or a Hub repo it published)")
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+        kind, configs = manifest.get("kind", CHALLENGE_SET), manifest["configs"]
+    except (OSError, json.JSONDecodeError, KeyError, AttributeError) as exc:
+        raise ConfigError(f"{path}: unreadable manifest: {exc}") from exc
+    if kind != CHALLENGE_SET:
+        raise ConfigError(f"{name} is a {kind}, not a challenge set: nothing to evaluate")
+    if not configs:
+        raise ConfigError(f"{name} has no configs")
+    return manifest
+
+
+def _open_hub(repo_id: str, revision: str | None) -> ChallengeSet:
+    from huggingface_hub import hf_hub_download
+
+    from noisecraft.hub import UNREACHABLE, dataset_commit, hub_available
+
+    online = hub_available()
+    try:
+        path = hf_hub_download(repo_id, MANIFEST, repo_type="dataset", revision=revision, local_files_only=not online)
+    except Exception as exc:  # huggingface_hub raises HTTP, not-found and offline errors of many types
+        where = f"{repo_id}{f' at revision {revision!r}' if revision else ''}"
+        if not online:
+            raise ConfigError(f"{UNREACHABLE} and the manifest of {where} is not in the local Hugging Face cache") from exc
+        raise ConfigError(f"cannot read {MANIFEST} of dataset {where} from the Hub (not a noisecraft challenge set?): "
+                          f"{' '.join(str(exc).split())}") from exc
+    manifest = _read_manifest(Path(path), repo_id)
+    return ChallengeSet(repo_id, manifest, revision=revision, commit=dataset_commit(repo_id, revision))
+
+
+def character_error_rate(originals: list[str], noisy: list[str]) -> float:
+    """Character edits (Levenshtein) over original characters, summed over the perturbed fields."""
+    from rapidfuzz.distance import Levenshtein
+
+    total = sum(len(o) for o in originals)
+    return sum(Levenshtein.distance(o, n) for o, n in zip(originals, noisy)) / total if total else 0.0
+
+
+def _as_text(value: Any) -> str:
+    return " ".join(value) if isinstance(value, list) else value
+
+
+def paired_examples(config: str, split: str, spec: dict[str, Any], dataset: Any) -> ConfigData:
+    """Clean and noisy inputs, gold labels, edit counts and per-example CER of a loaded config."""
+    task = task_of(config, spec["source"], dataset.features)
+    fields = tuple(spec["fields"])
+    missing = [c for c in (*task.inputs, task.target, "id", "noise_edits", *(f"original_{f}" for f in fields))
+               if c not in dataset.column_names]
+    if missing:
+        raise ConfigError(f"config {config}: column(s) {', '.join(missing)} missing; not a noisecraft challenge set?")
+    columns = dataset.select_columns(sorted({*task.inputs, task.target, "id", "noise_edits",
+                                             *(f"original_{f}" for f in fields)}))[:]
+    rows = len(columns["id"])
+
+    def side(name: str, noisy: bool) -> list[Any]:
+        return columns[name] if noisy or name not in fields else columns[f"original_{name}"]
+
+    def inputs(noisy: bool) -> list[Any]:
+        if task.kind == TOKENS:
+            return list(side(task.inputs[0], noisy))
+        return [list(values) for values in zip(*(side(name, noisy) for name in task.inputs))]
+
+    if task.kind == QA:
+        gold: list[Any] = [answers["text"] for answers in columns[task.target]]
+    elif task.kind == TOKENS:
+        gold = [[task.label_names[t] for t in tags] for tags in columns[task.target]]
+    else:
+        gold = list(columns[task.target])
+        unlabelled = [columns["id"][i] for i, label in enumerate(gold) if label < 0]
+        if unlabelled:
+            raise ConfigError(f"config {config} split {split!r}: {len(unlabelled)} row(s) have no label (first id "
+                              f"{unlabelled[0]!r}); evaluate a labelled split")
+    cer = [character_error_rate([_as_text(columns[f"original_{f}"][i]) for f in fields],
+                                [_as_text(columns[f][i]) for f in fields]) for i in range(rows)]
+    return ConfigData(
+        name=config, split=split, lang=spec["lang"], noise=spec.get("noise_spec", spec.get("noise", "")), fields=fields,
+        task=task, ids=[str(i) for i in columns["id"]], clean=inputs(False), noisy=inputs(True), gold=gold,
+        edit_counts=[len(edits) for edits in columns["noise_edits"]], cer=cer,
+    )

@@ -1,0 +1,121 @@
+"""``noisecraft evaluate``: its options and what it runs (wired into :mod:`noisecraft.cli`).
+
+Defining the options imports nothing heavy, so ``noisecraft --help`` stays instant; torch and
+transformers load when the command runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from noisecraft.errors import ConfigError
+
+EXAMPLES = """examples:
+  noisecraft evaluate --dataset xquad-noisy/ --config xquad-en-keyboard --model deepset/roberta-base-squad2 \\
+      --model distilbert/distilbert-base-cased-distilled-squad --out report/
+  noisecraft evaluate --dataset my-org/glue-salad --revision v1.0.0 --model textattack/bert-base-uncased-MRPC --out report/
+  noisecraft evaluate --dataset mnli-noisy/ --model some-org/mnli-model \\
+      --label-map 'LABEL_0=contradiction,LABEL_1=entailment,LABEL_2=neutral' --out report/
+"""
+
+
+class _Model(argparse.Action):
+    """``--model NAME[@REVISION]``: appends a model (each may get its own ``--label-map`` after it)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        namespace.models = [*(namespace.models or []), {"name": values, "label_map": None}]
+
+
+class _LabelMap(argparse.Action):
+    """``--label-map 'MODEL_LABEL=DATASET_LABEL,...'``: the label map of the ``--model`` before it."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        from noisecraft.harness.label_mapping import parse_label_map
+
+        if not namespace.models:
+            raise ConfigError("--label-map applies to the --model given before it: put it after that --model")
+        if namespace.models[-1]["label_map"] is not None:
+            raise ConfigError(f"two --label-map for model {namespace.models[-1]['name']}: give one")
+        namespace.models[-1]["label_map"] = parse_label_map(values)
+
+
+def add_parser(commands: Any) -> argparse.ArgumentParser:
+    """The ``evaluate`` subcommand and its options."""
+    evaluate = commands.add_parser(
+        "evaluate", help="run models on the clean and noisy sides of a challenge set and report what robustness they lose",
+        description="Evaluate models on every row of a challenge set twice, on the original fields (clean) and on the "
+                    "perturbed ones (noisy), and write a report: results.json with every number, README.md with tables, "
+                    "per-example predictions as parquet and PNG plots. The task (extractive QA, classification, token "
+                    "classification) comes from the set's manifest. Needs noisecraft[eval].",
+        epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    data = evaluate.add_argument_group("data")
+    data.add_argument("--dataset", required=True, help="folder made by noisecraft build, or a Hub dataset id (org/name)")
+    data.add_argument("--revision", help="Hub revision (tag such as v1.0.0, branch or commit) of the dataset")
+    data.add_argument("--config", action="append", dest="configs", metavar="CONFIG",
+                      help="config to evaluate (repeatable; default: every config of the set)")
+    data.add_argument("--split", help="split to evaluate (default: the split each config was built from)")
+    data.add_argument("--max-examples", type=int, metavar="N", help="evaluate only the first N rows of each config")
+    models = evaluate.add_argument_group("models")
+    models.add_argument("--model", action=_Model, dest="models", metavar="MODEL", required=True,
+                        help="Hub model id, optionally @revision (org/name@v1.0), or a folder saved with save_pretrained "
+                             "(repeatable)")
+    models.add_argument("--label-map", action=_LabelMap, metavar="MAP",
+                        help="for the --model before it: 'MODEL_LABEL=DATASET_LABEL,...' where label names differ "
+                             "(labels are matched by name by default)")
+    models.add_argument("--device", default="auto", help="auto, cuda, cuda:N, mps or cpu (default: %(default)s)")
+    models.add_argument("--dtype", default="auto",
+                        help="auto (bfloat16/float16 on GPU, float32 on CPU), float32, bfloat16 or float16")
+    models.add_argument("--token-budget", type=int, metavar="N",
+                        help="padded tokens per batch (default: 4096 on CPU, 131072 on CUDA)")
+    stats = evaluate.add_argument_group("statistics")
+    stats.add_argument("--bootstrap", type=int, default=1000, metavar="N",
+                       help="bootstrap resamples for confidence intervals (default: %(default)s)")
+    stats.add_argument("--confidence", type=float, default=0.95, help="interval level (default: %(default)s)")
+    stats.add_argument("--alpha", type=float, default=0.05, help="significance level (default: %(default)s)")
+    stats.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: %(default)s)")
+    stats.add_argument("--qa-normalisation", choices=("squad", "mlqa"), default="squad",
+                       help="answer normalisation for EM/F1: squad (official SQuAD v1.1, as XQuAD is scored) or mlqa "
+                            "(language-aware: Unicode punctuation, per-language articles, per-character zh/ja/th) "
+                            "(default: %(default)s)")
+    out = evaluate.add_argument_group("output")
+    out.add_argument("--out", type=Path, required=True, help="report folder")
+    out.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
+    out.add_argument("--no-progress", action="store_true", help="hide progress bars")
+    return evaluate
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``noisecraft evaluate`` and print the summary table."""
+    from noisecraft.harness.evaluation import evaluate
+    from noisecraft.harness.models import ModelRequest
+
+    if args.token_budget is not None and args.token_budget < 1:
+        raise ConfigError("--token-budget must be at least 1")
+    import datasets
+
+    datasets.disable_progress_bars()  # loading a config is quick; its "Generating split" bars are noise here
+    if args.no_progress:
+        from transformers.utils import logging as transformers_logging
+
+        transformers_logging.disable_progress_bar()
+    start = time.perf_counter()
+    requests = [ModelRequest.parse(m["name"], m["label_map"]) for m in args.models]
+    result = evaluate(args.dataset, requests, args.configs, revision=args.revision, split=args.split,
+                      device=args.device, dtype=args.dtype, token_budget=args.token_budget,
+                      max_examples=args.max_examples, resamples=args.bootstrap, confidence=args.confidence,
+                      alpha=args.alpha, seed=args.seed, qa_normalisation=args.qa_normalisation, out=args.out,
+                      plots=not args.no_plots, progress=not args.no_progress)
+    print(result.table())
+    for note in result.to_dict()["notes"]:
+        print(f"noisecraft: note: {note}", file=sys.stderr)
+    print(f"\nevaluated {len(args.models)} model(s) on {len(result.to_dict()['configs'])} config(s) in "
+          f"{time.perf_counter() - start:.1f} s; report: {args.out / 'README.md'} (every number: "
+          f"{args.out / 'results.json'})")
+    return 0

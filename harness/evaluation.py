@@ -1,0 +1,195 @@
+"""``evaluate``: models x configs of a challenge set -> clean vs noisy scores with paired statistics.
+
+For each model: load it once, check its task against each config's, map its labels onto the dataset's,
+then run it on the clean and the noisy inputs of **all** its configs in one pass through the prediction
+cache. Inputs are deduplicated by content first: the clean side shared by every config of a source, and
+the rows a noise left unchanged, are computed once and get identical predictions on both sides (an
+unchanged row can never "flip"). A re-run, or a run that adds a config, computes only inputs the cache
+has not seen.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from noisecraft import __version__
+from noisecraft.errors import ConfigError
+from noisecraft.extras import require
+from noisecraft.harness.breakdowns import noise_breakdowns
+from noisecraft.harness.challenge_set import ConfigData, open_challenge_set
+from noisecraft.harness.label_mapping import LabelMapping, class_mapping, tag_mapping
+from noisecraft.harness.models import EvalModel, ModelRequest, load_model
+from noisecraft.harness.predictors import predictor_for
+from noisecraft.harness.result import EvaluationResult
+from noisecraft.harness.scoring import (
+    ScoredConfig,
+    StatsSettings,
+    score_classification,
+    score_qa,
+    score_tokens,
+    statistic_of,
+)
+from noisecraft.harness.squad_metric import NORMALISATIONS
+from noisecraft.harness.tasks import CLASSIFICATION, QA, TOKENS
+
+
+def evaluate(dataset: str | Path, models: Sequence[str | ModelRequest], configs: Sequence[str] | None = None, *,
+             revision: str | None = None, split: str | None = None,
+             label_maps: Mapping[str, Mapping[str, str]] | None = None, device: str = "auto", dtype: str = "auto",
+             token_budget: int | None = None, max_examples: int | None = None, resamples: int = 1000,
+             confidence: float = 0.95, alpha: float = 0.05, seed: int = 0, qa_normalisation: str = "squad",
+             out: str | Path | None = None, plots: bool = True, progress: bool = True) -> EvaluationResult:
+    """Evaluate ``models`` on the clean and noisy sides of ``configs`` (default: all) of a challenge set.
+
+    ``dataset`` is a folder made by ``noisecraft build`` or a Hub dataset id (at ``revision``). A model is a
+    Hub id (``org/name`` or ``org/name@revision``) or a local folder; ``label_maps`` maps a model (as
+    named in ``models``) to ``{model label: dataset label}`` where names do not match. ``max_examples``
+    evaluates the first rows of each config only. With ``out`` the report (results.json, README.md,
+    per-example parquet, plots) is written there. Returns the result (``.to_dict()``, ``.to_json()``).
+    """
+    require("torch", "eval")
+    require("transformers", "eval")
+    from noisecraft.runtime import library_versions, pick_placement
+
+    if qa_normalisation not in NORMALISATIONS:
+        raise ConfigError(f"unknown QA normalisation {qa_normalisation!r}; use one of {', '.join(NORMALISATIONS)}")
+    if not models:
+        raise ConfigError("give at least one model to evaluate")
+    if max_examples is not None and max_examples < 1:
+        raise ConfigError("max_examples must be at least 1")
+    if resamples < 0 or not 0 < confidence < 1 or not 0 < alpha < 1:
+        raise ConfigError("resamples must be >= 0, confidence and alpha in (0, 1)")
+    settings = StatsSettings(resamples, confidence, seed, alpha, qa_normalisation)
+    challenge = open_challenge_set(dataset, revision)
+    names = list(dict.fromkeys(configs or challenge.config_names))
+    data = [challenge.load(name, split, max_examples) for name in names]
+    placement = pick_placement(device, dtype, extra="eval")
+    requests = [m if isinstance(m, ModelRequest) else ModelRequest.parse(m, dict((label_maps or {}).get(m, {})))
+                for m in models]
+
+    runs = [_run_model(load_model(request, placement, token_budget), data, settings, progress) for request in requests]
+    record = {
+        "noisecraft_version": __version__,
+        "dataset": challenge.provenance(names),
+        "configs": [d.describe() for d in data],
+        "settings": {"split": split, "max_examples": max_examples, "bootstrap_resamples": resamples,
+                     "confidence": confidence, "alpha": alpha, "seed": seed, "qa_normalisation": qa_normalisation,
+                     "device": placement.device, "dtype": placement.dtype, "scores": "fractions in [0, 1]",
+                     "difference": "clean - noisy (positive: the noise costs score)"},
+        "versions": library_versions("torch", "transformers", "datasets", "numpy", "tokenizers"),
+        "models": [run.record for run in runs],
+        "results": [entry for run in runs for entry in run.results],
+        "by_language": _by_language([item for run in runs for item in run.scored], settings),
+        "notes": [note for run in runs for note in run.notes],
+    }
+    result = EvaluationResult(record, [item for run in runs for item in run.predictions])
+    if out is not None:
+        result.save(out, plots=plots)
+    return result
+
+
+@dataclass
+class _ModelRun:
+    """One model on the configs of its task: its record, one result entry and predictions per config, notes."""
+
+    record: dict[str, Any]
+    results: list[dict[str, Any]] = field(default_factory=list)
+    predictions: list[tuple[str, str, dict[str, list[Any]]]] = field(default_factory=list)
+    scored: list[tuple[str, ConfigData, ScoredConfig]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def _run_model(model: EvalModel, data: list[ConfigData], settings: StatsSettings, progress: bool) -> _ModelRun:
+    """Predict every clean and noisy input of the configs of the model's task (through the cache) and score them."""
+    from noisecraft.runtime import ResultCache, cached_map
+    from noisecraft.runtime.cache import input_key
+
+    usable = [d for d in data if d.task.kind == model.task]
+    if not usable:
+        raise ConfigError(f"model {model.request.name} is a {model.task} model, and no config evaluated here is "
+                          f"({', '.join(f'{d.name}: {d.task.kind}' for d in data)})")
+    mappings = {d.name: _mapping(model, d) for d in usable}  # every label problem is reported before any compute
+    predictor = predictor_for(model)
+    inputs = [item for d in usable for item in (*d.clean, *d.noisy)]
+    computed: list[int] = []
+
+    def compute(missing: list[Any], store: Any) -> Any:
+        computed.append(len(missing))
+        return predictor(missing, store, progress)
+
+    cache = ResultCache("harness", model.namespace(predictor.settings))
+    try:
+        outputs = cached_map(cache, inputs, compute)
+    finally:
+        cache.close()
+    distinct = len({input_key(item) for item in inputs})
+    run = _ModelRun({
+        **model.record(), "predictor": predictor.settings, "token_budget": model.token_budget,
+        "label_mappings": {name: m.to_dict() for name, m in mappings.items() if m is not None},
+        "inputs": {"total": len(inputs), "distinct": distinct, "computed": sum(computed),
+                   "from_cache": distinct - sum(computed)},
+    })
+    run.notes += [f"{model.label} ({model.task}) was not run on {d.name} ({d.task.kind})" for d in data
+                  if d.task.kind != model.task]
+    run.notes += _mapping_notes(model, mappings)
+    position = 0
+    for d in usable:  # outputs are in input order: each config's clean rows, then its noisy rows
+        n = len(d.ids)
+        clean, noisy = outputs[position : position + n], outputs[position + n : position + 2 * n]
+        position += 2 * n
+        scored = _score(d, clean, noisy, mappings[d.name], settings)
+        run.scored.append((model.label, d, scored))
+        run.results.append({**model.ref.record(), "config": d.name, "lang": d.lang, "noise": d.noise, "task": d.task.kind,
+                            "n": n, "primary_metric": d.task.primary_metric, "metrics": scored.metrics,
+                            "breakdowns": noise_breakdowns(d.edit_counts, d.cer, scored.clean_parts, scored.noisy_parts)})
+        run.predictions.append((model.label, d.name, scored.columns))
+    return run
+
+
+def _mapping(model: EvalModel, data: ConfigData) -> LabelMapping | None:
+    given = model.request.label_map or None
+    if data.task.kind == CLASSIFICATION:
+        return class_mapping(model.request.name, model.id2label, data.task.label_names, given)
+    if data.task.kind == TOKENS:
+        return tag_mapping(model.request.name, model.id2label, data.task.label_names, given)
+    return None
+
+
+def _mapping_notes(model: EvalModel, mappings: Mapping[str, LabelMapping | None]) -> list[str]:
+    """A note for each distinct mapping of a model that was not made by name or that reads some tags as ``O``."""
+    shown = {m.describe(): m for m in mappings.values() if m is not None}
+    return [f"{model.label}: labels mapped {described}" for described, m in shown.items()
+            if m.how not in ("by name", "by tag name") or None in m.targets]
+
+
+def _score(data: ConfigData, clean: list[Any], noisy: list[Any], mapping: LabelMapping | None,
+           settings: StatsSettings) -> ScoredConfig:
+    if data.task.kind == QA:
+        return score_qa(data, clean, noisy, settings)
+    assert mapping is not None
+    if data.task.kind == CLASSIFICATION:
+        return score_classification(data, clean, noisy, mapping, settings)
+    return score_tokens(data, clean, noisy, mapping, settings)
+
+
+def _by_language(scored: list[tuple[str, ConfigData, ScoredConfig]], settings: StatsSettings) -> list[dict[str, Any]]:
+    """The main score of each model per language, pooling the examples of its configs in that language."""
+    groups: dict[tuple[str, str], list[tuple[ConfigData, ScoredConfig]]] = {}
+    for label, data, result in scored:
+        groups.setdefault((label, data.lang), []).append((data, result))
+    rows = []
+    for (label, lang), members in groups.items():
+        clean = np.concatenate([s.clean_parts for _, s in members])
+        noisy = np.concatenate([s.noisy_parts for _, s in members])
+        binary = all(s.clean_correct is not None for _, s in members)
+        comparison = settings.compare(statistic_of(clean), statistic_of(noisy), len(clean),
+                                      clean if binary else None, noisy if binary else None)
+        rows.append({"model": label, "lang": lang, "task": members[0][0].task.kind,
+                     "primary_metric": members[0][0].task.primary_metric, "configs": [d.name for d, _ in members],
+                     "n": len(clean), **{k: comparison[k] for k in comparison}})
+    return rows

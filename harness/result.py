@@ -1,0 +1,60 @@
+"""The result of an evaluation: every number as a plain dict (JSON-ready, no pandas), plus per-example rows."""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+
+def _finite(value: Any) -> Any:
+    """NaN/inf -> None throughout, so the JSON is standard (no ``NaN`` tokens)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    return value
+
+
+class EvaluationResult:
+    """What :func:`noisecraft.harness.evaluate` returns.
+
+    ``to_dict()``/``to_json()`` give everything results.json holds: dataset provenance, settings, library
+    versions, models (ids, revisions, label mappings, cache use), one entry per model x config with its
+    metrics, paired statistics and breakdowns, and the per-language pooled comparison. ``predictions``
+    holds the per-example columns of each model x config; ``save(out)`` writes the full report.
+    """
+
+    def __init__(self, record: dict[str, Any], predictions: list[tuple[str, str, dict[str, list[Any]]]]) -> None:
+        self._record = _finite(record)
+        self.predictions = predictions
+
+    def to_dict(self) -> dict[str, Any]:
+        """A deep copy of every number (NaN written as ``None``)."""
+        return copy.deepcopy(self._record)
+
+    def to_json(self) -> str:
+        return json.dumps(self._record, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+
+    @property
+    def results(self) -> list[dict[str, Any]]:
+        """One entry per model x config (a copy)."""
+        return copy.deepcopy(self._record["results"])
+
+    def table(self) -> str:
+        """The main score of every model x config, as a console table."""
+        from noisecraft.harness.report import summary_rows
+        from noisecraft.stats import format_table
+
+        header, rows = summary_rows(self._record)
+        return format_table(header, rows)
+
+    def save(self, out: str | Path, plots: bool = True) -> list[Path]:
+        """Write results.json, README.md, predictions/*.parquet and (with ``plots``) plots/*.png into ``out``."""
+        from noisecraft.harness.report import write_report
+
+        return write_report(self, Path(out), plots=plots)
