@@ -130,7 +130,7 @@ def main() -> None:
     cached = time.perf_counter() - start
 
     rows = [
-        ["per-example loop (measured on %d, extrapolated)" % len(sample), f"{per_question:.3f}",
+        [f"per-example loop (measured on {len(sample)}, extrapolated)", f"{per_question:.3f}",
          f"{loop_round_trip:.1f}", "1.0x"],
         ["batched runtime (all 1190, both directions)", f"{batched / (2 * len(questions)):.4f}", f"{batched:.1f}",
          f"{loop_round_trip / batched:.1f}x"],

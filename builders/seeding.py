@@ -56,6 +56,15 @@ class ExampleRng:
         """Uniform element of a non-empty sequence."""
         return items[int(self.random() * len(items))]
 
+    def weighted(self, weights: Sequence[float]) -> int:
+        """An index drawn with probability proportional to ``weights`` (non-negative, positive sum)."""
+        u = self.random() * sum(weights)
+        for index, weight in enumerate(weights):
+            u -= weight
+            if u < 0:
+                return index
+        return len(weights) - 1
+
     def shuffle(self, items: MutableSequence[T]) -> None:
         """Fisher-Yates shuffle in place."""
         for i in range(len(items) - 1, 0, -1):

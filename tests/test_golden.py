@@ -14,6 +14,7 @@ import pytest
 
 from noisecraft.edits import Edit, apply_edits
 from noisecraft.noise_models.registry import VERSIONS, create
+
 from tiny_models import resolve_tiny
 
 GOLDEN = Path(__file__).parent / "golden"

@@ -23,7 +23,7 @@ from noisecraft.grammar.confusions import load_confusions
 from noisecraft.grammar.error_types import EMPTY, ERROR_TYPES
 from noisecraft.grammar.operations import SiteFinder
 from noisecraft.grammar.tagging import Word, resolve_tagger_name, word_spans
-from noisecraft.noise_models.grammar import GrammarErrors, draw, parse_types, sample_errors
+from noisecraft.noise_models.grammar import GrammarErrors, parse_types, sample_errors
 from noisecraft.seeding import ExampleRng
 
 from conftest import REPO_ROOT, corpus
@@ -135,7 +135,7 @@ def test_draw_is_proportional_to_the_weights():
     rng = ExampleRng(1)
     counts = [0, 0, 0]
     for _ in range(6000):
-        counts[draw([1.0, 2.0, 3.0], rng)] += 1
+        counts[rng.weighted([1.0, 2.0, 3.0])] += 1
     assert [round(c / 1000) for c in counts] == [1, 2, 3]
 
 

@@ -211,19 +211,10 @@ def genetic(problem: AttackProblem, clean: list[float], population: int, generat
         fitness = [problem.score(p) for p in scored]
         top = max(fitness)
         weights = [math.exp((f - top) / SELECTION_TEMPERATURE) for f in fitness]
-        children = [_crossover(problem, members[_draw(weights, rng)], members[_draw(weights, rng)], rng)
+        children = [_crossover(problem, members[rng.weighted(weights)], members[rng.weighted(weights)], rng)
                     for _ in range(population - 1)]
         members = [members[best], *(yield from _perturb(problem, children, by_anchor, anchors, rng))]
     return Outcome("failed", best_state, best_probabilities)
-
-
-def _draw(weights: Sequence[float], rng: ExampleRng) -> int:
-    u = rng.random() * sum(weights)
-    for index, weight in enumerate(weights):
-        u -= weight
-        if u < 0:
-            return index
-    return len(weights) - 1
 
 
 def _perturb(problem: AttackProblem, states: list[State], by_anchor: dict[int, list[int]], anchors: list[int],
@@ -235,7 +226,7 @@ def _perturb(problem: AttackProblem, states: list[State], by_anchor: dict[int, l
         used_anchors = {problem.operations[i].anchor for i in state}
         free = [a for a in anchors if a not in used_anchors]
         pool = free if free and len(problem.used(state)) < problem.budget else sorted(used_anchors) or anchors
-        anchor = pool[_draw([len(by_anchor[a]) for a in pool], rng)]
+        anchor = pool[rng.weighted([len(by_anchor[a]) for a in pool])]
         kept = frozenset(i for i in state if problem.operations[i].anchor != anchor)
         options.append([kept | {i} for i in by_anchor[anchor] if problem.allows(kept, i)] or [state])
     flat = [s for group in options for s in group]

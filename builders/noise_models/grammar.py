@@ -64,16 +64,6 @@ class GrammarRuntime:
         return load_wordnet(self._nltk_data)
 
 
-def draw(weights: Sequence[float], rng: ExampleRng) -> int:
-    """An index drawn with probability proportional to ``weights`` (positive sum)."""
-    u = rng.random() * sum(weights)
-    for index, weight in enumerate(weights):
-        u -= weight
-        if u < 0:
-            return index
-    return len(weights) - 1
-
-
 def sample_errors(sites: Mapping[str, Sequence[Site]], type_weights: Mapping[str, float], attempts: int,
                   rng: ExampleRng) -> list[Edit]:
     """Up to ``attempts`` errors, each: a type by its weight, a free site of that type by weight (none free: the
@@ -82,12 +72,12 @@ def sample_errors(sites: Mapping[str, Sequence[Site]], type_weights: Mapping[str
     used: set[int] = set()
     edits: list[Edit] = []
     for _ in range(attempts):
-        kind = kinds[draw([type_weights[k] for k in kinds], rng)]
+        kind = kinds[rng.weighted([type_weights[k] for k in kinds])]
         free = [s for s in sites.get(kind, ()) if not s.words & used]
         if not free:
             continue
-        site = free[draw([s.weight for s in free], rng)]
-        option: Option = site.options[draw([o.weight for o in site.options], rng)]
+        site = free[rng.weighted([s.weight for s in free])]
+        option: Option = site.options[rng.weighted([o.weight for o in site.options])]
         used |= site.words
         edits.extend(option.edits)
     return sorted(edits)

@@ -237,12 +237,7 @@ def changing_forms(dictionary: NoiseDictionary, word: str, key: str) -> dict[str
 
 def draw(forms: Mapping[str, float], rng: ExampleRng) -> str:
     """One of ``forms`` (non-empty), with probability proportional to its weight."""
-    u = rng.random() * sum(forms.values())
-    for form, weight in forms.items():
-        u -= weight
-        if u < 0:
-            return form
-    return next(reversed(forms))
+    return list(forms)[rng.weighted(list(forms.values()))]
 
 
 #: Where Moses (the miner's tokenizer for languages written with spaces) splits a word that
