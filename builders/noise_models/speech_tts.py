@@ -16,6 +16,7 @@ namespace, so a second recogniser or another seed never synthesises a text twice
 
 from __future__ import annotations
 
+import atexit
 import ctypes
 import ctypes.util
 import io
@@ -208,6 +209,15 @@ class EspeakSpeaker:
         self.process = subprocess.Popen([sys.executable, "-m", "noisecraft.noise_models.speech_tts"],
                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         self.lock = threading.Lock()
+        atexit.register(self.close)
+
+    def close(self) -> None:
+        """End the helper process (its input closed, it exits): at interpreter exit, never left running."""
+        if self.process.poll() is None:
+            assert self.process.stdin is not None and self.process.stdout is not None
+            self.process.stdin.close()
+            self.process.wait(timeout=10)
+            self.process.stdout.close()
 
     def speak(self, text: str, voice: str, variant: str | None, rate: int) -> Any:
         """int16 samples at the library's sample rate of ``text`` in ``voice`` (a file name or language code)."""
