@@ -302,6 +302,7 @@ def build_config(repo: DatasetRepo, request: ConfigRequest, *, num_proc: int = 1
     notes = [_shareable(warning) for step in model.steps() for warning in step.build_warnings(stats)]
     file = _file_identity(request.data_file)
     origin = f"{file['name']} (sha256 {file['sha256'][:16]}...)" if file else data.origin  # no local paths in cards
+    provenance = model.provenance()
     repo.record_config(name, {
         "spec": spec,
         "origin": origin,
@@ -309,14 +310,14 @@ def build_config(repo: DatasetRepo, request: ConfigRequest, *, num_proc: int = 1
                   "file": file},
         "stats": stats,
         "warnings": notes,
-        "provenance": model.provenance(),
+        "provenance": provenance,
         "examples": collected.examples,
         "card": {
             "source_pretty": info.pretty, "hub_id": info.hub_id, "license": info.license,
             "task_category": info.task_category, "origin": origin, "noise_id": model.noise_id,
             "noise_name": model.name, "params_json": model.params_json, "description": _shareable(model.describe()),
             "summary": model.summary(stats),
-            "provenance_json": json.dumps(model.provenance(), sort_keys=True, ensure_ascii=False) if model.provenance() else "",
+            "provenance_json": json.dumps(provenance, sort_keys=True, ensure_ascii=False) if provenance else "",
             "labels_kept": model.capabilities.edit_log != "whole-field",
             "param_rows": _param_rows(model),
             "source_citation": info.citation, "noise_citation": model.citation,

@@ -15,11 +15,10 @@ use a toy classifier whose decision depends on one word.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any, Protocol
 
 from noisecraft.runtime.batching import run_batched, stable_key
-from noisecraft.runtime.cache import ResultCache, cache_root, cached_map
+from noisecraft.runtime.cache import CurrentCache, ResultCache, cached_map
 from noisecraft.runtime.device import Placement
 from noisecraft.runtime.loading import ModelRef, library_versions, load_pretrained
 
@@ -45,7 +44,7 @@ class VictimClassifier:
         self.ref, self.placement, self.max_length = ref, placement, max_length
         self.token_budget, self.max_batch, self.disk_cache = token_budget, max_batch, disk_cache
         self._memory: dict[ClassifierInput, list[float]] = {}
-        self._caches: dict[Path, ResultCache] = {}
+        self._disk = CurrentCache("classifier", self.namespace)
         self.computed = 0  # inputs that went through the model (neither memory nor disk had them)
 
     def namespace(self) -> dict[str, Any]:
@@ -59,12 +58,7 @@ class VictimClassifier:
 
     @property
     def _cache(self) -> ResultCache | None:
-        if not self.disk_cache:
-            return None
-        root = cache_root()
-        if root not in self._caches:
-            self._caches[root] = ResultCache("classifier", self.namespace(), root)
-        return self._caches[root]
+        return self._disk.get() if self.disk_cache else None
 
     def probabilities(self, inputs: Sequence[ClassifierInput]) -> list[list[float]]:
         """Class probabilities of every input, in input order; each distinct input computed at most once."""

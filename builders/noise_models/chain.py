@@ -72,7 +72,8 @@ class NoiseChain(NoiseModel):
         return self.models
 
     def provenance(self) -> dict[str, Any]:
-        return {"steps": [m.provenance() for m in self.models]} if any(m.provenance() for m in self.models) else {}
+        steps = [m.provenance() for m in self.models]
+        return {"steps": steps} if any(steps) else {}
 
     def prepare(self, texts: Sequence[Any], ids: Sequence[str] | None = None, progress: bool = True) -> None:
         """Only the first step's inputs are known before the build runs; later model-based steps fill

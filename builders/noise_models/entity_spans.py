@@ -24,7 +24,6 @@ from noisecraft.runtime import (
     ModelRef,
     Placement,
     ResultCache,
-    cache_root,
     cached_map,
     library_versions,
     load_pretrained,
@@ -33,6 +32,7 @@ from noisecraft.runtime import (
     run_batched,
 )
 from noisecraft.runtime.batching import stable_key
+from noisecraft.runtime.cache import CurrentCache
 
 ENTITY_TYPES = ("LOC", "ORG", "PER")
 #: A named entity: character offsets in its text and its type.
@@ -123,8 +123,10 @@ class EntityTagger:
     ref: ModelRef
     placement: Placement
     batch_size: int = 32
-    _caches: dict[Path, ResultCache] = field(default_factory=dict, repr=False)
     _pipeline: Any = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        self._cache = CurrentCache("entity-tags", self.identity)
 
     @classmethod
     def resolve(cls, model: str, revision: str | None, device: str, dtype: str) -> EntityTagger:
@@ -132,10 +134,7 @@ class EntityTagger:
 
     def cache(self) -> ResultCache:
         """The cache under the current cache root (read on every use)."""
-        root = cache_root()
-        if root not in self._caches:
-            self._caches[root] = ResultCache("entity-tags", self.identity(), root)
-        return self._caches[root]
+        return self._cache.get()
 
     def identity(self) -> dict[str, Any]:
         return {"tagger": "transformers token-classification", **self.ref.record(), "aggregation": "simple",

@@ -14,9 +14,9 @@ that need torch import it (and say which extra to install when it is missing).
 """
 
 from noisecraft.runtime.batching import length_batches, run_batched
-from noisecraft.runtime.cache import ResultCache, cache_root, cached_map
+from noisecraft.runtime.cache import CurrentCache, ResultCache, cache_root, cached_map
 from noisecraft.runtime.device import Placement, pick_placement
 from noisecraft.runtime.loading import ModelRef, library_versions, load_pretrained, resolve_model
 
-__all__ = ["length_batches", "run_batched", "ResultCache", "cache_root", "cached_map", "Placement", "pick_placement",
-           "ModelRef", "library_versions", "load_pretrained", "resolve_model"]
+__all__ = ["length_batches", "run_batched", "CurrentCache", "ResultCache", "cache_root", "cached_map", "Placement",
+           "pick_placement", "ModelRef", "library_versions", "load_pretrained", "resolve_model"]

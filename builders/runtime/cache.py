@@ -93,6 +93,21 @@ class ResultCache:
         return {**self.__dict__, "_db": None}
 
 
+class CurrentCache:
+    """The :class:`ResultCache` of one namespace under the *current* :func:`cache_root`, read on every use (so
+    ``NOISECRAFT_CACHE`` set after a model is loaded still applies); one cache object per root, made once."""
+
+    def __init__(self, kind: str, namespace: Callable[[], Mapping[str, Any]]) -> None:
+        self.kind, self.namespace = kind, namespace
+        self._by_root: dict[Path, ResultCache] = {}
+
+    def get(self) -> ResultCache:
+        root = cache_root()
+        if root not in self._by_root:
+            self._by_root[root] = ResultCache(self.kind, self.namespace(), root)
+        return self._by_root[root]
+
+
 def cached_map(cache: ResultCache | None, inputs: Sequence[Any],
                compute: Callable[[list[Any], Callable[[list[Any], Sequence[Any]], None]], Sequence[Any]]) -> list[Any]:
     """The output of every input: distinct inputs are looked up in ``cache`` and only the missing ones

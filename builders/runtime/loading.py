@@ -50,8 +50,8 @@ class ModelRef:
 
 def folder_digest(folder: Path) -> str:
     """``sha256:`` of a folder's files (relative names and contents), in a stable order."""
-    return _folder_digest(folder.resolve(), tuple((str(p), p.stat().st_size, p.stat().st_mtime_ns)
-                                                  for p in sorted(folder.rglob("*")) if p.is_file()))
+    files = [(p, p.stat()) for p in sorted(folder.rglob("*")) if p.is_file()]
+    return _folder_digest(folder.resolve(), tuple((str(p), info.st_size, info.st_mtime_ns) for p, info in files))
 
 
 @functools.cache
@@ -130,11 +130,17 @@ def load_pretrained(loader: Any, ref: ModelRef, placement: Placement | None = No
 
 
 def library_versions(*names: str) -> dict[str, str]:
-    """Installed versions of the libraries whose numerics shape a model's output (recorded in cards)."""
-    versions = {}
-    for name in names or ("torch", "transformers"):
+    """Installed versions of the libraries whose numerics shape a model's output (recorded in cards and
+    cache keys; read once per process: the installed versions do not change under it)."""
+    return dict(_installed_versions(names or ("torch", "transformers")))
+
+
+@functools.cache
+def _installed_versions(names: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    versions = []
+    for name in names:
         try:
-            versions[name] = metadata.version(name)
+            versions.append((name, metadata.version(name)))
         except metadata.PackageNotFoundError:
             continue
-    return versions
+    return tuple(versions)

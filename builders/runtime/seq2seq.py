@@ -13,11 +13,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from noisecraft.runtime.batching import run_batched, stable_key
-from noisecraft.runtime.cache import ResultCache, cache_root, cached_map
+from noisecraft.runtime.cache import CurrentCache, ResultCache, cached_map
 from noisecraft.runtime.device import Placement
 from noisecraft.runtime.loading import ModelRef, library_versions, load_pretrained
 
@@ -40,16 +39,12 @@ class Seq2SeqGenerator:
                  max_batch: int = 256, extra: str = "mt") -> None:
         self.ref, self.placement, self.decode = ref, placement, decode
         self.token_budget, self.max_batch, self.extra = token_budget, max_batch, extra
-        self._caches: dict[Path, ResultCache] = {}
+        self._cache = CurrentCache("seq2seq", self.namespace)
 
     @property
     def cache(self) -> ResultCache:
-        """The cache under the current :func:`~noisecraft.runtime.cache.cache_root` (read on every use, so
-        ``NOISECRAFT_CACHE`` set after loading still applies)."""
-        root = cache_root()
-        if root not in self._caches:
-            self._caches[root] = ResultCache("seq2seq", self.namespace(), root)
-        return self._caches[root]
+        """The output cache under the current cache root."""
+        return self._cache.get()
 
     def namespace(self) -> dict[str, Any]:
         """What besides the input decides an output: model and revision, decoding, precision, libraries."""
