@@ -17,7 +17,6 @@ Needs the [grammar] extra and Debian's wordnet-base + wordnet-sense-index. Takes
 from __future__ import annotations
 
 import argparse
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -25,13 +24,11 @@ from pathlib import Path
 import pyarrow.parquet as pq
 
 import noisecraft as nc
+from noisecraft.grammar.nltk_data import prepare_nltk_data
 from noisecraft.grammar.tagging import word_spans
 from noisecraft.mining.gec import gec_dictionary
 from noisecraft.mining.output import write_dictionary
 from noisecraft.stats import format_table
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from tiny_models import copy_wordnet, tagged_sentences, train_perceptron  # noqa: E402
 
 DEFAULT_CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
 #: (source, data file, field the paper perturbs, the paper's words modified)
@@ -55,8 +52,7 @@ def main() -> None:
     confusions = work / "gec-confusions"
     write_dictionary(confusions, gec_dictionary([args.corpora / "gec/conll14st-test-data/noalt/official-2014.combined.m2"]))
     nltk_data = work / "nltk_data"
-    copy_wordnet(nltk_data)
-    train_perceptron(nltk_data, tagged_sentences(args.corpora / "conll2003/original_iob1_crlf" / args.tagger_file), 5)
+    prepare_nltk_data(nltk_data, args.corpora / "conll2003/original_iob1_crlf" / args.tagger_file, iterations=5)
     print(f"prepared confusions (CoNLL-2014) and NLTK data (tagger on {args.tagger_file}) in "
           f"{time.perf_counter() - start:.1f} s")
     model = nc.noise("grammar", confusions=str(confusions), nltk_data=str(nltk_data), tagger="nltk", rate=0.15)

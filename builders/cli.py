@@ -205,6 +205,20 @@ def _parser() -> argparse.ArgumentParser:
                                 "or a codec such as latin-1 or cp1252 (default: %(default)s)")
     wiki.add_argument("--no-progress", action="store_true", help="hide the progress bar")
 
+    setup = commands.add_parser("setup", help="prepare local data the models need, offline",
+                                description="Prepare local data that models otherwise download.")
+    targets = setup.add_subparsers(dest="target", required=True, metavar="WHAT")
+    nltk_data = targets.add_parser(
+        "nltk-data", help="NLTK data for grammar noise: Debian's WordNet + a perceptron tagger trained on a local corpus",
+        description="Write an NLTK data folder without the network: WordNet 3.0 copied from Debian's wordnet-base and "
+                    "wordnet-sense-index (apt-get install -y wordnet-base wordnet-sense-index) and NLTK's perceptron "
+                    "tagger trained on a POS-tagged file (CoNLL-2003 layout: 'word TAG ...' lines). Give it to the "
+                    "models as nltk_data=DIR.")
+    nltk_data.add_argument("out", type=Path, metavar="DIR", help="the folder to write (must not exist)")
+    nltk_data.add_argument("--tagged", type=Path, required=True, metavar="FILE",
+                           help="POS-tagged training sentences, e.g. CoNLL-2003 eng.train")
+    nltk_data.add_argument("--iterations", type=int, default=5, help="perceptron training passes (default: %(default)s)")
+
     commands.add_parser("layouts", help="list the built-in keyboard layouts and their languages",
                         description="List the built-in keyboard layouts and their languages.")
     commands.add_parser("noises", help="list every noise model with its version, capabilities and parameters",
@@ -386,6 +400,16 @@ def cmd_noises(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_setup(args: argparse.Namespace) -> int:
+    from noisecraft.grammar.nltk_data import prepare_nltk_data
+
+    if args.out.exists():
+        raise ConfigError(f"{args.out} already exists: give a new folder")
+    prepare_nltk_data(args.out, args.tagged, args.iterations)
+    print(f"wrote {args.out} (WordNet + perceptron tagger): use nltk_data={args.out}")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``noisecraft`` console script."""
     try:
@@ -394,7 +418,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"noisecraft: error: {exc}", file=sys.stderr)
         return 2
     handlers = {"build": cmd_build, "demo": cmd_demo, "publish": cmd_publish, "mine": cmd_mine,
-                "layouts": cmd_layouts, "noises": cmd_noises, "evaluate": cmd_evaluate}
+                "layouts": cmd_layouts, "noises": cmd_noises, "evaluate": cmd_evaluate, "setup": cmd_setup}
     try:
         return handlers[args.command](args)
     except NoisecraftError as exc:

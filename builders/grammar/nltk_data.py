@@ -1,0 +1,125 @@
+"""An NLTK data folder made offline: Debian's WordNet and a perceptron tagger trained on a local tagged corpus.
+
+``nltk.download`` needs the network. Grammar noise (``grammar``, ``grammar-attack``) needs two NLTK models:
+WordNet (word choice) and the averaged perceptron tagger (where each error type applies). Both can be made
+without the network, and this is the one place that knows how (``noisecraft setup nltk-data DIR``, and the test
+suite's fixtures):
+
+* WordNet 3.0 from Debian's ``wordnet-base`` + ``wordnet-sense-index`` (``/usr/share/wordnet``), copied into
+  ``DIR/corpora/wordnet`` (NLTK refuses symlinks out of its data root) with NLTK's ``lexnames`` table, which
+  Debian does not ship;
+* the perceptron trained on a POS-tagged file (CoNLL-2003 layout: ``word TAG ...`` per line, blank lines between
+  sentences), written as ``DIR/taggers/averaged_perceptron_tagger_eng``. Training is seeded, so the same corpus
+  and iterations give byte-identical weights (their digest enters the seed of grammar noise).
+
+Give the folder to the models as ``nltk_data=DIR`` (or set ``NLTK_DATA``).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+from pathlib import Path
+
+from noisecraft.errors import ConfigError, InputError
+from noisecraft.extras import require
+from noisecraft.grammar.tagging import PERCEPTRON
+
+#: Where Debian's wordnet-base and wordnet-sense-index put WordNet 3.0.
+DEBIAN_WORDNET = Path("/usr/share/wordnet")
+WORDNET_HINT = "apt-get install -y wordnet-base wordnet-sense-index"
+#: NLTK's ``lexnames`` (WordNet's lexicographer files, in their numbered order).
+LEXNAMES = (
+    "adj.all", "adj.pert", "adv.all", "noun.Tops", "noun.act", "noun.animal", "noun.artifact", "noun.attribute",
+    "noun.body", "noun.cognition", "noun.communication", "noun.event", "noun.feeling", "noun.food", "noun.group",
+    "noun.location", "noun.motive", "noun.object", "noun.person", "noun.phenomenon", "noun.plant", "noun.possession",
+    "noun.process", "noun.quantity", "noun.relation", "noun.shape", "noun.state", "noun.substance", "noun.time",
+    "verb.body", "verb.change", "verb.cognition", "verb.communication", "verb.competition", "verb.consumption",
+    "verb.contact", "verb.creation", "verb.emotion", "verb.motion", "verb.perception", "verb.possession",
+    "verb.social", "verb.stative", "verb.weather", "adj.ppl",
+)
+_LEXNAME_POS = {"adj": 3, "adv": 4, "noun": 1, "verb": 2}
+
+
+def debian_wordnet_missing(source: Path = DEBIAN_WORDNET) -> str | None:
+    """Why WordNet cannot be copied from ``source`` (with the command that installs it), or ``None``."""
+    if (source / "index.sense").is_file() and (source / "data.noun").is_file():
+        return None
+    return f"{source} lacks WordNet 3.0: {WORDNET_HINT}"
+
+
+def copy_wordnet(root: Path, source: Path = DEBIAN_WORDNET) -> None:
+    """``<root>/corpora/wordnet``: the WordNet files of ``source`` copied, plus NLTK's ``lexnames``."""
+    missing = debian_wordnet_missing(source)
+    if missing:
+        raise ConfigError(missing)
+    folder = root / "corpora" / "wordnet"
+    folder.mkdir(parents=True, exist_ok=True)
+    for path in sorted(source.iterdir()):
+        if path.is_file():
+            shutil.copy2(path, folder / path.name)
+    (folder / "lexnames").write_text("".join(f"{i:02d}\t{name}\t{_LEXNAME_POS[name.split('.')[0]]}\n"
+                                             for i, name in enumerate(LEXNAMES)), encoding="utf-8")
+
+
+def tagged_sentences(path: Path) -> list[list[tuple[str, str]]]:
+    """Sentences of a file with ``word TAG ...`` lines (CoNLL-2003: word, POS, chunk, NER), blank lines between
+    sentences; ``#`` comments and ``-DOCSTART-`` lines are skipped. A line without a tag is an error naming it."""
+    sentences: list[list[tuple[str, str]]] = []
+    current: list[tuple[str, str]] = []
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(path, f"cannot read a UTF-8 POS-tagged file ({exc.__class__.__name__})") from None
+    for number, line in enumerate(lines, 1):
+        line = line.rstrip("\r")
+        if not line.strip() or line.startswith("-DOCSTART-"):
+            if current:
+                sentences.append(current)
+                current = []
+        elif not line.startswith("#"):
+            parts = line.split()
+            if len(parts) < 2:
+                raise InputError(path, f"expected 'word TAG ...', got {line[:60]!r}", row=f"line {number}")
+            current.append((parts[0], parts[1]))
+    if current:
+        sentences.append(current)
+    if not sentences:
+        raise InputError(path, "no tagged sentence (expected 'word TAG ...' lines)")
+    return sentences
+
+
+def train_perceptron(root: Path, sentences: list[list[tuple[str, str]]], iterations: int) -> None:
+    """NLTK's perceptron trained on ``sentences``, written as ``<root>/taggers/averaged_perceptron_tagger_eng``.
+
+    Its training shuffles with the global ``random``: the state is saved and restored around a fixed seed, so
+    the weights are the same on every run and the process's generator is left as it was."""
+    require("nltk", "grammar")
+    from nltk.tag.perceptron import PerceptronTagger
+
+    if iterations < 1:
+        raise ConfigError(f"iterations must be at least 1, got {iterations}")
+    state = random.getstate()
+    try:
+        random.seed(0)
+        tagger = PerceptronTagger(load=False)
+        tagger.train(sentences, nr_iter=iterations)
+    finally:
+        random.setstate(state)
+    folder = root / "taggers" / PERCEPTRON
+    folder.mkdir(parents=True, exist_ok=True)
+    for part, value in zip(("weights", "tagdict", "classes"), tagger.encode_json_obj()):
+        (folder / f"{PERCEPTRON}.{part}.json").write_text(
+            json.dumps(sorted(value) if part == "classes" else value, sort_keys=True), encoding="utf-8")
+
+
+def prepare_nltk_data(out: Path, tagged: Path, iterations: int = 5, wordnet: Path = DEBIAN_WORDNET) -> Path:
+    """Write ``out`` (WordNet + perceptron), checking every input before anything is written; returns ``out``."""
+    missing = debian_wordnet_missing(wordnet)
+    if missing:
+        raise ConfigError(missing)
+    sentences = tagged_sentences(tagged)
+    train_perceptron(out, sentences, iterations)
+    copy_wordnet(out, wordnet)
+    return out
