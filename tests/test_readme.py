@@ -1,0 +1,126 @@
+"""Every code block of README.md runs as printed.
+
+The blocks run in README order in one working folder laid out like a checkout beside the shared corpora
+(``noisecraft/`` with the repository's ``scripts/``, and ``shared/corpora`` beside it), so later blocks can use
+what earlier ones built, as a reader would. ``bash`` blocks run with ``set -euo pipefail``; ``python`` blocks
+are executed, and a line ``EXPRESSION  # -> VALUE`` must give ``VALUE`` (its ``repr``). A block whose first line
+is ``# not run by tests/test_readme.py: REASON`` is skipped with that reason (the Hub, uploads, the set-up
+itself); the set-up block is instead checked against .ci/run, which runs it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from conftest import CORPORA, REPO_ROOT, corpus
+from tiny_models import tiny_model
+
+README = REPO_ROOT / "README.md"
+CI_RUN = REPO_ROOT / ".ci" / "run"
+SKIP_MARK = "# not run by tests/test_readme.py:"
+#: Model folders the README's offline examples name, stood in for by tiny models (same layout and code path).
+LOCAL_MODELS = {"models/opus-mt-en-de": "marian-en-de", "models/opus-mt-de-en": "marian-de-en",
+                "models/squad-model": "qa-bert", "models/mrpc-model": "cls-mrpc"}
+
+
+@dataclass(frozen=True)
+class Block:
+    language: str
+    line: int  # of the opening fence
+    code: str
+
+    @property
+    def skip_reason(self) -> str | None:
+        first = self.code.splitlines()[0] if self.code else ""
+        return first.removeprefix(SKIP_MARK).strip() if first.startswith(SKIP_MARK) else None
+
+
+def code_blocks(text: str) -> list[Block]:
+    """The fenced ``bash`` and ``python`` blocks (other fences, such as a folder layout, are not code)."""
+    blocks = []
+    for match in re.finditer(r"^```(\w*)\n(.*?)^```$", text, re.MULTILINE | re.DOTALL):
+        if match.group(1) in ("bash", "python"):
+            blocks.append(Block(match.group(1), text.count("\n", 0, match.start()) + 1, match.group(2)))
+    return blocks
+
+
+BLOCKS = code_blocks(README.read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``<tmp>/noisecraft`` (the cwd: ``scripts`` linked from the checkout, local model folders) beside
+    ``<tmp>/shared/corpora`` (the real corpora)."""
+    corpus("MANIFEST.tsv")  # skips (fails in CI) without the corpora
+    root = tmp_path_factory.mktemp("readme")
+    (root / "shared").mkdir()
+    (root / "shared" / "corpora").symlink_to(CORPORA.resolve(), target_is_directory=True)
+    work = root / "noisecraft"
+    work.mkdir()
+    (work / "scripts").symlink_to(REPO_ROOT / "scripts", target_is_directory=True)
+    return work
+
+
+def _python(block: Block, work: Path) -> None:
+    namespace: dict = {"__name__": "__readme__"}
+    previous = Path.cwd()
+    os.chdir(work)
+    try:
+        exec(compile(block.code, f"README.md:{block.line}", "exec"), namespace)  # noqa: S102 - the README's own code
+        for number, line in enumerate(block.code.splitlines(), block.line + 1):
+            shown = re.match(r"^(\S.*?)\s+# -> (.+)$", line)
+            if shown:
+                got = repr(eval(shown.group(1), namespace))  # noqa: S307
+                assert got == shown.group(2), f"README.md:{number}: {shown.group(1)} gives {got}, README says {shown.group(2)}"
+    finally:
+        os.chdir(previous)
+
+
+def _bash(block: Block, work: Path) -> None:
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    result = subprocess.run(["bash", "-euo", "pipefail", "-c", block.code], cwd=work, env=env, capture_output=True,
+                            text=True, timeout=1200)
+    assert result.returncode == 0, f"README.md:{block.line}: exit {result.returncode}\n{result.stderr[-3000:]}"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("block", BLOCKS, ids=lambda b: f"{b.language}-line{b.line}")
+def test_readme_block_runs_as_printed(block: Block, workdir: Path) -> None:
+    if block.skip_reason:
+        pytest.skip(f"README.md:{block.line}: {block.skip_reason}")
+    for folder, name in LOCAL_MODELS.items():
+        if folder in block.code and not (workdir / folder).exists():
+            (workdir / folder).parent.mkdir(parents=True, exist_ok=True)
+            (workdir / folder).symlink_to(tiny_model(name), target_is_directory=True)
+    (_python if block.language == "python" else _bash)(block, workdir)
+
+
+def test_every_block_is_run_or_says_why_not() -> None:
+    assert len(BLOCKS) >= 10
+    for block in BLOCKS:
+        first = block.code.splitlines()[0]
+        assert not first.startswith("# not run") or first.startswith(SKIP_MARK), f"README.md:{block.line}: {first}"
+        assert block.skip_reason != "", f"README.md:{block.line}: a skipped block must say why"
+
+
+def test_ci_runs_exactly_the_readme_set_up() -> None:
+    """The README's set-up block and its system packages are what .ci/run runs, so CI proves the README."""
+    readme = README.read_text(encoding="utf-8")
+    [setup] = [b for b in BLOCKS if "python -m pytest" in b.code]
+    commands = [line.split("#")[0].strip() for line in setup.code.splitlines()[1:] if line.strip()]
+    assert 'pip install -e ".[test]" && python -m pytest' in commands
+    run = CI_RUN.read_text(encoding="utf-8")
+    steps = [line.strip() for line in run.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    installs = [s for s in steps if "pip install" in s]
+    assert [re.sub(r"--\S+ ?", "", s.replace("python3 -m ", "")).strip() for s in installs] == ['pip install -e ".[test]"']
+    assert steps[-1] == "python3 -m pytest"
+    [packages] = re.findall(r"`apt-get install -y ([a-z0-9 .-]+)`", readme)
+    [ci_packages] = re.findall(r"apt-get install -y -qq ([a-z0-9 .-]+?) >", run)
+    assert packages.split() == ci_packages.split()
