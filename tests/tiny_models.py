@@ -317,6 +317,59 @@ def _cls_minilm(folder: Path) -> None:
         shutil.copy(source / name, folder / name)
 
 
+#: The one word the ``cls-one-word`` classifier decides by.
+ONE_WORD = "river"
+
+
+@builder("cls-one-word")
+def _cls_one_word(folder: Path) -> None:
+    """A 1-layer BERT classifier built by hand whose prediction turns on one word (:data:`ONE_WORD`): label
+    ``mentions_river`` when the text has it, ``other`` otherwise.
+
+    Every other token's embedding is zero in dimension 0 and sums to zero over its dimensions; the word's
+    embedding points along dimension 0 only. Layer norms are made nearly linear (a huge epsilon, scaled back
+    by their weights), attention is uniform (zero queries and keys) with identity values, the feed-forward
+    block adds nothing, and the pooler and classifier read dimension 0. So only that word moves the logits,
+    and the gradient importance ``t · ∇_t L`` of every other token is (nearly) zero: a test of importance
+    that does not depend on random weights."""
+    import torch
+    import transformers
+
+    vocab = _wordpiece_vocab()
+    tokenizer = transformers.BertTokenizer(vocab=vocab, model_max_length=64)
+    width, eps = 8, 1e4
+    config = transformers.BertConfig(vocab_size=len(vocab), hidden_size=width, num_hidden_layers=1,
+                                     num_attention_heads=1, intermediate_size=width, max_position_embeddings=64,
+                                     layer_norm_eps=eps, id2label={0: "other", 1: "mentions_river"},
+                                     label2id={"other": 0, "mentions_river": 1})
+    with torch.random.fork_rng():
+        torch.manual_seed(7)
+        model = transformers.BertForSequenceClassification(config)
+        words = torch.randn(len(vocab), width)
+    words[:, 0] = 0.0
+    words[:, 1:] -= words[:, 1:].mean(dim=1, keepdim=True)
+    words[vocab[ONE_WORD]] = torch.zeros(width)
+    words[vocab[ONE_WORD], 0] = 5.0
+    identity = torch.eye(width)
+    with torch.no_grad():
+        for parameter in model.parameters():
+            parameter.zero_()
+        bert = model.bert
+        bert.embeddings.word_embeddings.weight.copy_(words)
+        norms = [bert.embeddings.LayerNorm, *(m for layer in bert.encoder.layer
+                                              for m in (layer.attention.output.LayerNorm, layer.output.LayerNorm))]
+        for norm in norms:
+            norm.weight.fill_(eps**0.5)
+        for layer in bert.encoder.layer:
+            layer.attention.self.value.weight.copy_(identity)
+            layer.attention.output.dense.weight.copy_(identity)
+        bert.pooler.dense.weight[0, 0] = 1.0
+        model.classifier.weight[0, 0], model.classifier.weight[1, 0] = -3.0, 3.0
+        model.classifier.bias[1] = -0.5
+    model.save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+
+
 # --- a named-entity tagger (replace-entity) -------------------------------------------------------------------------
 
 NER_LABELS = ("O", "B-PER", "I-PER", "B-ORG", "I-ORG", "B-LOC", "I-LOC")
