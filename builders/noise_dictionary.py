@@ -31,7 +31,6 @@ A dictionary loads from
 
 from __future__ import annotations
 
-import json
 import math
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
@@ -42,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from noisecraft.errors import ConfigError, InputError
-from noisecraft.repo import MANIFEST, NOISE_DICTIONARY
+from noisecraft.repo import MANIFEST, NOISE_DICTIONARY, read_manifest
 from noisecraft.seeding import ExampleRng
 
 REQUIRED_COLUMNS = ("lang", "correct", "noisy", "count", "probability")
@@ -194,14 +193,10 @@ def _parquet_files(folder: Path) -> list[Path]:
 
 def _manifest_configs(folder: Path) -> list[str] | None:
     """The configs a ``noisecraft.json`` lists (``None`` without a manifest); another kind is an error."""
-    path = folder / MANIFEST
-    if not path.is_file():
+    if not (folder / MANIFEST).is_file():
         return None
-    try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ConfigError(f"{path}: unreadable manifest: {exc}") from exc
-    kind = manifest.get("kind") if isinstance(manifest, dict) else None
+    manifest = read_manifest(folder)
+    kind = manifest.get("kind")
     if kind != NOISE_DICTIONARY:
         what = f"a {kind} dataset" if kind else "a dataset of unknown kind"
         raise ConfigError(f"{folder} holds {what} ({MANIFEST} kind {kind!r}), not a noise dictionary: give a folder "

@@ -11,12 +11,11 @@ complete, verified upload.
 from __future__ import annotations
 
 import hashlib
-import json
 from pathlib import Path
 from typing import Any
 
 from noisecraft.errors import ConfigError, NoisecraftError
-from noisecraft.repo import JOURNAL, MANIFEST, check_name
+from noisecraft.repo import JOURNAL, MANIFEST, check_name, read_manifest
 
 
 def git_blob_id(data: bytes) -> str:
@@ -67,16 +66,10 @@ def verify_local(folder: Path) -> dict[str, Any]:
     """
     from huggingface_hub import DatasetCard
 
-    manifest_path = folder / MANIFEST
-    if not manifest_path.is_file():
+    if not (folder / MANIFEST).is_file() and not (folder / JOURNAL).exists():
         raise ConfigError(f"{folder} holds no {MANIFEST}: build it with `noisecraft build` first")
-    if (folder / JOURNAL).exists():
-        raise ConfigError(f"{folder} has an unfinished commit ({JOURNAL}): re-run the build to complete it")
-    try:
-        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-        configs = set(manifest["configs"])
-    except (OSError, json.JSONDecodeError, KeyError, TypeError) as exc:
-        raise ConfigError(f"{manifest_path}: unreadable manifest: {exc}") from exc
+    manifest = read_manifest(folder)
+    configs = set(manifest["configs"])
     try:
         card = DatasetCard.load(folder / "README.md")
     except Exception as exc:  # missing file or bad YAML: huggingface_hub raises several types

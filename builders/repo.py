@@ -8,8 +8,11 @@ The folder is a transaction. A writer holds ``.noisecraft.lock`` (a second write
 error); new splits are staged in hidden folders; :meth:`DatasetRepo.commit` first writes a journal
 of what it will do (staged config folders, the new manifest and card), then swaps the configs in and
 writes manifest and card, then deletes the journal. An interruption before the journal leaves the
-folder as it was; one after it is rolled forward the next time the folder is opened. A folder made
-by another kind, dataset version or toolkit version is refused rather than mixed.
+folder as it was; one after it is rolled forward the next time the folder is opened for writing, which
+also removes what killed writers left (``.staging-*`` and ``.old-*`` folders, ``.*.tmp`` files). Between
+the journal and its deletion the folder mixes old and new files, so every reader (evaluate, publish,
+noise dictionaries) goes through :func:`read_manifest`, which refuses a folder with a pending journal. A
+folder made by another kind, dataset version or toolkit version is refused rather than mixed.
 """
 
 from __future__ import annotations
@@ -68,6 +71,46 @@ JOURNAL = ".noisecraft-commit.json"
 LOCK = ".noisecraft.lock"
 
 
+def check_manifest(manifest: Any, path: Path) -> dict[str, Any]:
+    """``manifest`` if it has the shape noisecraft writes (an object whose ``configs`` maps names to objects
+    with a ``spec`` object); else a one-line error naming the file."""
+    problem = None
+    if not isinstance(manifest, dict):
+        problem = f"expected a JSON object, got {type(manifest).__name__}"
+    elif not isinstance(manifest.get("configs"), dict):
+        problem = f"'configs' must be an object of configs, got {type(manifest.get('configs')).__name__}"
+    elif not all(isinstance(k, str) for k in (manifest.get("kind", ""), manifest.get("version", ""))):
+        problem = "'kind' and 'version' must be strings"
+    else:
+        for name, entry in manifest["configs"].items():
+            if not isinstance(entry, dict) or not isinstance(entry.get("spec"), dict):
+                problem = f"config {name!r} must be an object with a 'spec' object"
+                break
+    if problem:
+        raise ConfigError(f"{path}: not a noisecraft manifest: {problem}")
+    return manifest
+
+
+def _load_json(path: Path, what: str) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ConfigError(f"{path}: unreadable {what}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
+
+
+def read_manifest(root: Path) -> dict[str, Any]:
+    """The manifest of a folder for a reader: refused while a commit is pending (the folder then mixes old and
+    new files) and checked for shape. Raises :class:`ConfigError` (one line) naming the folder or file."""
+    root = Path(root)
+    if (root / JOURNAL).exists():
+        raise ConfigError(f"{root} has an unfinished commit ({JOURNAL}: a build was interrupted while swapping "
+                          "files in): the next `noisecraft build` into it finishes it; until then it is not read")
+    path = root / MANIFEST
+    if not path.is_file():
+        raise ConfigError(f"{root} holds no {MANIFEST}")
+    return check_manifest(_load_json(path, "manifest"), path)
+
+
 def check_name(kind: str, name: str) -> str:
     """A config or split name that is safe as a folder name and loadable by ``datasets``."""
     if not NAME.fullmatch(name) or name in (MANIFEST, "README.md") or ".." in name:
@@ -93,6 +136,7 @@ class DatasetRepo:
         self._lock = self._acquire_lock()
         try:
             self._roll_forward()
+            self._remove_leftovers()
             self.manifest = self._open(version, pretty_name, kind)
         except BaseException:
             self.close()
@@ -134,12 +178,18 @@ class DatasetRepo:
                               "wait for it to finish or use another folder") from None
         return handle
 
+    def _remove_leftovers(self) -> None:
+        """What killed writers left: staged or replaced config folders and temporary files (the lock is held and
+        no commit is pending, so none of them is in use)."""
+        for path in self.root.iterdir():
+            if path.is_dir() and not path.is_symlink() and path.name.startswith((".staging-", ".old-")):
+                shutil.rmtree(path, ignore_errors=True)
+            elif path.is_file() and path.name.startswith(".") and path.name.endswith(".tmp"):
+                path.unlink(missing_ok=True)
+
     def _open(self, version: str, pretty_name: str | None, kind: str) -> dict[str, Any]:
         if self.manifest_path.is_file():
-            try:
-                manifest = json.loads(self.manifest_path.read_text(encoding="utf-8"))
-            except (OSError, json.JSONDecodeError) as exc:
-                raise ConfigError(f"{self.manifest_path}: unreadable manifest: {exc}") from exc
+            manifest = check_manifest(_load_json(self.manifest_path, "manifest"), self.manifest_path)
             if manifest.get("kind", CHALLENGE_SET) != kind:
                 raise ConfigError(f"{self.root} holds a {manifest.get('kind')} dataset, not a {kind}: use another folder")
             held = (manifest.get("version"), manifest.get("toolkit_version"))
@@ -246,11 +296,17 @@ class DatasetRepo:
         path = self.root / JOURNAL
         if not path.is_file():
             return
-        try:
-            journal = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError):  # a journal is written atomically: unreadable means foreign
-            raise ConfigError(f"{path}: unreadable commit journal; remove it to continue") from None
+        journal = _load_json(path, "commit journal (remove it to continue)")
+        # a journal is written atomically: another shape means a foreign file, never half of ours
+        if not (isinstance(journal, dict) and isinstance(journal.get("configs"), dict)
+                and all(isinstance(k, str) and isinstance(v, str) and v.startswith(".staging-")
+                        for k, v in journal["configs"].items())
+                and isinstance(journal.get("card"), str)):
+            raise ConfigError(f"{path}: not a noisecraft commit journal (expected configs, manifest and card); "
+                              "remove it to continue")
+        check_manifest(journal.get("manifest"), path)
         for config, staged_name in journal["configs"].items():
+            check_name("config", config)
             staged = self.root / staged_name
             if not staged.is_dir():
                 continue  # already swapped in

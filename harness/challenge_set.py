@@ -18,7 +18,7 @@ from typing import Any
 
 from noisecraft.errors import ConfigError
 from noisecraft.harness.tasks import QA, TOKENS, TaskSpec, task_of
-from noisecraft.repo import CHALLENGE_SET, MANIFEST
+from noisecraft.repo import CHALLENGE_SET, MANIFEST, read_manifest
 
 
 @dataclass(frozen=True)
@@ -106,6 +106,8 @@ def open_challenge_set(dataset: str | Path, revision: str | None = None) -> Chal
     if folder.is_dir():
         if revision is not None:
             raise ConfigError(f"{dataset} is a local folder: --revision applies to Hub datasets")
+        if (folder / MANIFEST).is_file():
+            read_manifest(folder)  # a folder in the middle of a commit (or of the wrong shape) is refused
         return ChallengeSet(str(dataset), _read_manifest(folder / MANIFEST, str(dataset)), folder=folder)
     if str(dataset).count("/") != 1 or str(dataset).startswith((".", "/", "~")):
         raise ConfigError(f"dataset {str(dataset)!r}: no such folder, and not a Hub dataset id (org/name)")
