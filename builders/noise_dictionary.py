@@ -32,6 +32,7 @@ A dictionary loads from
 from __future__ import annotations
 
 import math
+import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -126,6 +127,9 @@ class DictionaryTable:
     source: str
     rows: list[dict[str, Any]]
     locations: list[tuple[str, str]]
+    #: The miner that made it (``misspellings``, ``wikiedits``, ``reduplication``, ``gec``), from a mined folder's
+    #: manifest or, for a file or Hub copy, ``gec`` when it has a confusion table's columns; ``None``: plain pairs.
+    kind: str | None = None
 
     def languages(self) -> list[str]:
         """The distinct ``lang`` values of the rows (none for a TSV)."""
@@ -183,8 +187,22 @@ def _read_parquet(path: Path) -> DictionaryTable:
     return DictionaryTable(str(path), rows, [(str(path), f"row {i}") for i in range(1, len(rows) + 1)])
 
 
-def _join(source: str, tables: list[DictionaryTable]) -> DictionaryTable:
-    return DictionaryTable(source, [r for t in tables for r in t.rows], [w for t in tables for w in t.locations])
+def _join(source: str, tables: list[DictionaryTable], kind: str | None = None) -> DictionaryTable:
+    return DictionaryTable(source, [r for t in tables for r in t.rows], [w for t in tables for w in t.locations], kind)
+
+
+#: Columns only a ``noisecraft mine gec`` confusion table has (its ``∅`` marks a missing or extra word).
+GEC_COLUMNS = ("error_type", "operation")
+
+
+def check_kind(table: DictionaryTable, accepted: Iterable[str], model: str) -> None:
+    """Refuse a dictionary mined for another model (a gec confusion table is not a misspelling list: its
+    ``∅`` would be inserted as text). Plain pairs (a TSV) serve any model."""
+    accepted = tuple(accepted)
+    if table.kind is not None and table.kind not in accepted:
+        raise ConfigError(f"noise dictionary {table.source} is a {table.kind} dictionary (`noisecraft mine "
+                          f"{table.kind}`), not one {model} uses: give a {' or '.join(accepted)} dictionary or a TSV "
+                          "'correct<TAB>noisy[<TAB>count]'")
 
 
 def _parquet_files(folder: Path) -> list[Path]:
@@ -229,7 +247,11 @@ def _rows_from_folder(folder: Path, config: str | None) -> DictionaryTable:
     files = _parquet_files(folder / config) if (folder / config).is_dir() else []
     if not files:
         raise ConfigError(f"noise dictionary {folder}: config {config!r} has no parquet file under {folder / config}")
-    return _join(f"{folder} config {config}", [_read_parquet(f) for f in files])
+    kind = None
+    if (folder / MANIFEST).is_file():
+        miner = read_manifest(folder)["configs"][config]["spec"].get("miner")
+        kind = miner if isinstance(miner, str) else None
+    return _join(f"{folder} config {config}", [_read_parquet(f) for f in files], kind)
 
 
 def _schema_names(path: Path) -> list[str]:
@@ -271,6 +293,10 @@ def _check_rows(table: DictionaryTable) -> None:
             raise InputError(path, f"correct and noisy must be non-empty words, got {correct!r} -> {noisy!r}", where)
         if noisy == correct:
             raise InputError(path, f"noisy form {noisy!r} is the correct word itself", where)
+        controls = sorted({c for c in correct + noisy if unicodedata.category(c) == "Cc"})
+        if controls:
+            raise InputError(path, f"control character(s) {', '.join(repr(c) for c in controls)} in {correct!r} -> "
+                                   f"{noisy!r}: a pair holds words, never line breaks or tabs", where)
         if count is None or isinstance(count, bool) or not isinstance(count, Real):
             raise InputError(path, f"count {count!r} is not a number", where)
         if not math.isfinite(count) or count <= 0:
@@ -306,6 +332,8 @@ def read_dictionary_rows(spec: str, config: str | None = None) -> DictionaryTabl
         table = _rows_from_hub(repo_id, config or named or None)
     else:
         raise ConfigError(f"noise dictionary {spec!r} is neither a file, a folder nor a Hub repo id (org/name)")
+    if table.kind is None and table.rows and all(c in table.rows[0] for c in GEC_COLUMNS):
+        table.kind = "gec"
     _check_rows(table)
     return table
 

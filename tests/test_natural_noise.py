@@ -63,7 +63,7 @@ def mined_folder(root: Path, configs: dict[str, list[dict[str, Any]]], kind: str
     for name, rows in configs.items():
         (root / name).mkdir(parents=True)
         parquet_dictionary(root / name / "train-00000-of-00001.parquet", rows)
-    manifest = {"format": 1, "kind": kind, "version": "1.0.0", "configs": {name: {} for name in configs}}
+    manifest = {"format": 1, "kind": kind, "version": "1.0.0", "configs": {name: {"spec": {}} for name in configs}}
     (root / "noisecraft.json").write_text(json.dumps(manifest), encoding="utf-8")
     return root
 

@@ -70,7 +70,7 @@ def test_a_commit_killed_at_any_step_is_never_read_half_done(tmp_path, monkeypat
         calls = []
         real = os.replace
 
-        def replace(*args, calls=calls, crash_at=crash_at):
+        def replace(*args, calls=calls, crash_at=crash_at, real=real):
             calls.append(args)
             if len(calls) == crash_at:
                 raise Killed

@@ -48,7 +48,13 @@ from typing import Any, ClassVar
 from noisecraft.citations import LENGTHENING_CITATION, NOISEQA_CITATION, WIKIEDIT_CITATION
 from noisecraft.edits import Edit, Noised, noised_from_edits, overlaps
 from noisecraft.errors import ConfigError
-from noisecraft.noise_dictionary import NoiseDictionary, dictionary_from_rows, read_dictionary_rows
+from noisecraft.noise_dictionary import (
+    DictionaryTable,
+    NoiseDictionary,
+    check_kind,
+    dictionary_from_rows,
+    read_dictionary_rows,
+)
 from noisecraft.noise_models.base import NoiseInput, NoiseModel
 from noisecraft.noise_models.per_word import noise_each_word
 from noisecraft.params import param
@@ -118,9 +124,16 @@ class _DictionaryNoise(NoiseModel):
 
     #: The ``kind`` of the edits this model records (how the statistics tell its edits apart in a chain).
     edit_kind: ClassVar[str]
+    #: The mined dictionaries it reads (``noisecraft mine KIND``); plain pairs (a TSV) serve any model.
+    dictionary_kinds: ClassVar[tuple[str, ...]]
+
+    def _table(self) -> DictionaryTable:
+        table = read_dictionary_rows(_required(self.dictionary), self.dictionary_config)
+        check_kind(table, self.dictionary_kinds, self.name)
+        return table
 
     def load(self) -> NaturalRuntime:
-        table = read_dictionary_rows(_required(self.dictionary), self.dictionary_config)
+        table = self._table()
         loaded = dictionary_from_rows(table, self.lang)
         return NaturalRuntime(loaded, _digest(loaded))
 
@@ -168,11 +181,12 @@ class WikiEditNoise(_DictionaryNoise):
     citation: ClassVar[str] = WIKIEDIT_CITATION
 
     edit_kind: ClassVar[str] = "wikiedit"
+    dictionary_kinds: ClassVar[tuple[str, ...]] = ("wikiedits", "misspellings")
 
     def load(self) -> NaturalRuntime:
         """With ``only_typos``, the pairs flagged ``likely_typo`` by the miner; a dictionary without
         that flag (a TSV, a misspelling list) is used whole, and the card says so."""
-        table = read_dictionary_rows(_required(self.dictionary), self.dictionary_config)
+        table = self._table()
         filtered = self.only_typos and bool(table.rows) and "likely_typo" in table.rows[0]
         loaded = dictionary_from_rows(table, self.lang, {"likely_typo": True} if filtered else None)
         return NaturalRuntime(loaded, _digest(loaded), typos_only=filtered)
@@ -386,6 +400,7 @@ class MisspellingNoise(_DictionaryNoise):
     name: ClassVar[str] = "misspelling"
     version: ClassVar[int] = 1
     edit_kind: ClassVar[str] = "misspelling"
+    dictionary_kinds: ClassVar[tuple[str, ...]] = ("misspellings", "wikiedits")
     citation: ClassVar[str] = NOISEQA_CITATION
 
     def check(self) -> None:
@@ -429,12 +444,13 @@ class MisspellingNoise(_DictionaryNoise):
 class ReduplicationNoise(_DictionaryNoise):
     """Emphatic letter lengthening, from mined tweet variants or a fixed number of extra letters."""
 
-    extra_letters: int = param(3, "letters added when the dictionary has no variant of the word", min=1)
+    extra_letters: int = param(3, "letters added when the dictionary has no variant of the word", min=1, max=100)
 
     name: ClassVar[str] = "reduplication"
     version: ClassVar[int] = 1
     citation: ClassVar[str] = LENGTHENING_CITATION
     edit_kind: ClassVar[str] = "reduplication"
+    dictionary_kinds: ClassVar[tuple[str, ...]] = ("reduplication",)
 
     def load(self) -> NaturalRuntime:
         if not self.dictionary:
