@@ -25,7 +25,7 @@ from noisecraft.errors import ConfigError, InputError
 from noisecraft.noise_models.base import NoiseModel
 from noisecraft.noise_models.registry import format_noise, parse_noise
 from noisecraft.noising import NoiseJob, check_text_fields, perturb_rows, prepare_field
-from noisecraft.repo import DatasetRepo, check_name
+from noisecraft.repo import DatasetRepo, check_name, valid_config_name
 from noisecraft.sources.base import SourceData
 from noisecraft.sources.registry import load_source
 from noisecraft.stats import ConfigStats
@@ -129,7 +129,7 @@ def default_config_name(source: str, lang: str, model: NoiseModel, seed: int) ->
     """``<source>-<lang>-<noise>[-<non-default params>][-seed<N>]``, e.g. ``xquad-de-keyboard`` or
     ``xquad-en-keyboard-coles``: unique per spec, readable for the common ones."""
     name = f"{source.replace('/', '-')}-{lang}-{model.name_part()}"
-    return name if seed == 0 else f"{name}-seed{seed}"
+    return valid_config_name(name if seed == 0 else f"{name}-seed{seed}")
 
 
 # --- one batch, in any process ----------------------------------------------------------------
@@ -258,6 +258,8 @@ def build_config(repo: DatasetRepo, request: ConfigRequest, *, num_proc: int = 1
     """Build one config into ``repo`` and record it in the manifest (the card is rendered by the caller)."""
     if num_proc < 1 or batch_size < 1:
         raise ConfigError("num_proc and batch_size must be at least 1")
+    if request.split is not None:
+        check_name("split", request.split)  # before any work: datasets would not load the folder
     model = resolve_model(request.noise, request.lang)
     data = load_source(request.source, request.lang, request.split, request.data_file, request.revision)
     info = data.info

@@ -111,11 +111,34 @@ def read_manifest(root: Path) -> dict[str, Any]:
     return check_manifest(_load_json(path, "manifest"), path)
 
 
+#: ``datasets``' own rule for split names (``datasets.naming._split_re``): word characters in dot-separated parts.
+SPLIT_NAME = re.compile(r"\w+(\.\w+)*")
+
+
 def check_name(kind: str, name: str) -> str:
     """A config or split name that is safe as a folder name and loadable by ``datasets``."""
+    if kind == "split":
+        if not SPLIT_NAME.fullmatch(name) or len(name) > 100:
+            raise ConfigError(f"invalid split name {name!r}: datasets loads only letters, digits and _ in parts "
+                              "separated by single dots (validation, validation_matched; not my-split)")
+        return name
     if not NAME.fullmatch(name) or name in (MANIFEST, "README.md") or ".." in name:
         raise ConfigError(f"invalid {kind} name {name!r}: use letters, digits and _ . + - (not starting with "
                           "a dot or dash, at most 100 characters)")
+    return name
+
+
+def valid_config_name(generated: str, limit: int = 100) -> str:
+    """A generated config name made valid (a name the user gave is checked, never changed): characters a folder
+    name cannot hold become ``-``, and a name over ``limit`` characters keeps its start plus a digest of the
+    whole, so two long names stay apart."""
+    import hashlib
+
+    name = re.sub(r"[^A-Za-z0-9_.+-]+", "-", generated)
+    name = re.sub(r"\.{2,}", ".", name).lstrip(".-_+") or "config"
+    if len(name) > limit:
+        digest = hashlib.blake2b(generated.encode("utf-8"), digest_size=5).hexdigest()
+        name = f"{name[:limit - len(digest) - 1].rstrip('.-_+')}-{digest}"
     return name
 
 
