@@ -86,8 +86,36 @@ def apply_override(table: dict[str, Any], assignment: str) -> None:
         if not last.isdigit() or int(last) >= len(node):
             raise ConfigError(f"--set {key}: index {last!r} is out of range")
         node[int(last)] = _toml_value(value)
-    else:
+    elif isinstance(node, dict):
         node[last] = _toml_value(value)
+    else:
+        raise ConfigError(f"--set {key}: {'.'.join(parts[:-1])} is a {_type_name(node)}, not a table: it has no {last!r}")
+
+
+def _type_name(value: Any) -> str:
+    return {bool: "boolean", int: "integer", float: "number", str: "string", list: "list", dict: "table"}.get(
+        type(value), type(value).__name__)
+
+
+#: The TOML type of every recipe value (the noise tables are checked by the models' declared parameters).
+TOP_TYPES: dict[str, type] = {"name": str, "description": str}
+GROUP_TYPES: dict[str, type] = {"source": str, "split": str, "data_file": str, "revision": str, "config_name": str,
+                                "protect_entities": bool}
+GROUP_LISTS: dict[str, type] = {"langs": str, "fields": str, "seeds": int}
+
+
+def _check_types(where: str, table: dict[str, Any], types: dict[str, type], lists: dict[str, type]) -> None:
+    """Each value has its declared type, exactly (``protect_entities = "false"`` is a string, not false)."""
+    for key, kind in types.items():
+        value = table.get(key)
+        if key in table and (type(value) is not kind):
+            raise ConfigError(f"{where}: {key!r} must be a {_type_name(kind())}, got {_type_name(value)} {value!r}")
+    for key, kind in lists.items():
+        if key not in table:
+            continue
+        value = table[key]
+        if not isinstance(value, list) or not value or not all(type(v) is kind for v in value):
+            raise ConfigError(f"{where}: {key!r} must be a non-empty list of {_type_name(kind())}s, got {value!r}")
 
 
 def load_recipe(path: Path, seed: int | None = None, sets: Sequence[str] = ()) -> Recipe:
@@ -112,6 +140,7 @@ def _check(path: Path, table: dict[str, Any]) -> None:
     unknown = set(table) - TOP_KEYS
     if unknown:
         raise ConfigError(f"{path}: unknown key(s) {', '.join(sorted(unknown))}; a recipe has {', '.join(sorted(TOP_KEYS))}")
+    _check_types(str(path), table, TOP_TYPES, {})
     if not isinstance(table.get("version"), str) or not SEMVER.fullmatch(table["version"]):
         raise ConfigError(f"{path}: 'version' must be a semantic version like \"1.0.0\", got {table.get('version')!r}")
     groups = table.get("configs")
@@ -127,11 +156,7 @@ def _check(path: Path, table: dict[str, Any]) -> None:
                 raise ConfigError(f"{where}: missing {key!r}")
         if not isinstance(group["noise"], list) or not group["noise"]:
             raise ConfigError(f"{where}: 'noise' must be a non-empty list")
-        for key in ("langs", "fields", "seeds"):
-            if key in group and (not isinstance(group[key], list) or not group[key]):
-                raise ConfigError(f"{where}: {key!r} must be a non-empty list")
-        if not all(isinstance(s, int) and not isinstance(s, bool) for s in group.get("seeds", [0])):
-            raise ConfigError(f"{where}: 'seeds' must be integers")
+        _check_types(where, group, GROUP_TYPES, GROUP_LISTS)
 
 
 def requests(recipe: Recipe, data_dir: Path | None = None) -> list[ConfigRequest]:
@@ -153,7 +178,7 @@ def requests(recipe: Recipe, data_dir: Path | None = None) -> list[ConfigRequest
                         source=group["source"], noise=model, lang=lang, split=group.get("split"), data_file=data_file,
                         revision=group.get("revision") if data_file is None else None, seed=seed,
                         fields=tuple(group["fields"]) if "fields" in group else None,
-                        config_name=group.get("config_name"), protect_entities=bool(group.get("protect_entities", False)),
+                        config_name=group.get("config_name"), protect_entities=group.get("protect_entities", False),
                     ))
     names = [r.config_name for r in out if r.config_name]
     if len(names) != len(set(names)):
