@@ -11,11 +11,12 @@ complete, verified upload.
 from __future__ import annotations
 
 import hashlib
+import os
 from pathlib import Path
 from typing import Any
 
 from noisecraft.errors import ConfigError, NoisecraftError
-from noisecraft.repo import JOURNAL, MANIFEST, check_name, read_manifest
+from noisecraft.repo import JOURNAL, MANIFEST, NOISE_DICTIONARY, check_name, read_manifest
 
 
 def git_blob_id(data: bytes) -> str:
@@ -26,6 +27,37 @@ def git_blob_id(data: bytes) -> str:
 def _local_files(folder: Path) -> dict[str, Path]:
     return {p.relative_to(folder).as_posix(): p for p in sorted(folder.rglob("*"))
             if p.is_file() and not any(part.startswith(".") for part in p.relative_to(folder).parts)}
+
+
+def _links_outside(folder: Path) -> list[str]:
+    """Relative paths of symlinks under ``folder`` whose targets lie outside it."""
+    root = os.path.realpath(folder)
+    found = []
+    for directory, subdirs, names in os.walk(folder):
+        for name in sorted(subdirs + names):
+            path = os.path.join(directory, name)
+            if os.path.islink(path) and os.path.commonpath([root, os.path.realpath(path)]) != root:
+                found.append(os.path.relpath(path, folder))
+    return sorted(found)
+
+
+def _check_card_matches_manifest(folder: Path, manifest: dict[str, Any]) -> None:
+    """The card is rendered from the manifest: a card that differs (edited by hand, or left from another build)
+    would publish text that contradicts the data's provenance."""
+    if manifest.get("kind") == NOISE_DICTIONARY:
+        from noisecraft.mining.output import render_dictionary_card as render
+    else:
+        from noisecraft.card import render_card as render
+    try:
+        card = (folder / "README.md").read_text(encoding="utf-8")
+        expected = render(manifest)
+    except (OSError, UnicodeDecodeError, KeyError, TypeError) as exc:
+        raise ConfigError(f"{folder / 'README.md'}: cannot check the card against {MANIFEST} "
+                          f"({type(exc).__name__}: {exc})") from None
+    if card != expected:
+        line = next(i for i, (a, b) in enumerate(zip([*card.splitlines(), ""], [*expected.splitlines(), ""]), 1) if a != b)
+        raise ConfigError(f"{folder / 'README.md'}, line {line}: the card differs from what {MANIFEST} renders (edited "
+                          "or stale), nothing uploaded: rebuild into the folder to re-render it")
 
 
 def verify_upload(api: Any, repo_id: str, revision: str, files: dict[str, Path]) -> list[str]:
@@ -70,6 +102,11 @@ def verify_local(folder: Path) -> dict[str, Any]:
         raise ConfigError(f"{folder} holds no {MANIFEST}: build it with `noisecraft build` first")
     manifest = read_manifest(folder)
     configs = set(manifest["configs"])
+    outside = _links_outside(folder)
+    if outside:
+        raise ConfigError(f"{folder} does not verify, nothing uploaded: {outside[0]} is a symlink to "
+                          f"{os.path.realpath(folder / outside[0])}, outside the folder (the upload would publish that "
+                          "file): replace it with the file itself or remove it")
     try:
         card = DatasetCard.load(folder / "README.md")
     except Exception as exc:  # missing file or bad YAML: huggingface_hub raises several types
@@ -97,6 +134,7 @@ def verify_local(folder: Path) -> dict[str, Any]:
         expected = entry["stats"].get("rows", entry["stats"].get("pairs"))
         if rows != expected:
             raise ConfigError(f"{folder}: config {name} loads {rows} rows, the manifest says {expected}")
+    _check_card_matches_manifest(folder, manifest)
     return manifest
 
 

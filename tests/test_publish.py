@@ -112,7 +112,7 @@ def test_a_remote_file_left_after_upload_fails_the_check(built_repo, monkeypatch
     assert hub.tags == {}
 
 
-@pytest.mark.parametrize("damage", ["orphan", "card", "journal", "rows"])
+@pytest.mark.parametrize("damage", ["orphan", "card", "journal", "rows", "card-text", "link-out"])
 def test_a_folder_that_does_not_verify_locally_is_not_uploaded(built_repo, damage):
     if damage == "orphan":
         (built_repo / "stale").mkdir()
@@ -126,6 +126,15 @@ def test_a_folder_that_does_not_verify_locally_is_not_uploaded(built_repo, damag
     elif damage == "journal":
         (built_repo / ".noisecraft-commit.json").write_text("{}", encoding="utf-8")
         message = "unfinished commit"
+    elif damage == "card-text":  # the card says another rate than the manifest records
+        card = built_repo / "README.md"
+        card.write_text(card.read_text(encoding="utf-8").replace("0.25", "0.9"), encoding="utf-8")
+        message = r"README.md, line \d+: the card differs from what noisecraft.json renders"
+    elif damage == "link-out":  # the upload would publish the target, a file outside the folder
+        secret = built_repo.parent / "secret.txt"
+        secret.write_text("not for the Hub", encoding="utf-8")
+        (built_repo / "demo-en-keyboard" / "notes.txt").symlink_to(secret)
+        message = "demo-en-keyboard/notes.txt is a symlink to .*secret.txt, outside the folder"
     else:
         manifest = json.loads((built_repo / "noisecraft.json").read_text(encoding="utf-8"))
         manifest["configs"]["demo-en-keyboard"]["stats"]["rows"] = 40
