@@ -114,7 +114,7 @@ def build(source: str, noise: NoiseModel | str | Sequence[NoiseModel | str] = "k
           revision: str | None = None, seed: int = 0, fields: Sequence[str] | None = None,
           config_name: str | None = None, protect_entities: bool = False, version: str = "1.0.0",
           pretty_name: str | None = None, num_proc: int = 1, batch_size: int = 1000, overwrite: bool = False,
-          progress: bool = True) -> list[BuiltConfig]:
+          progress: bool = True, add_source: bool = False) -> list[BuiltConfig]:
     """Exactly what ``noisecraft build --source ...`` does: one config per language x noise into ``out``.
     ``data_file`` may hold ``{lang}``."""
     langs = [lang] if isinstance(lang, str) else list(lang)
@@ -127,19 +127,19 @@ def build(source: str, noise: NoiseModel | str | Sequence[NoiseModel | str] = "k
                               config_name=config_name, protect_entities=protect_entities)
                 for code in langs for n in noises]
     return build_all(Path(out), requests, version=version, pretty_name=pretty_name, num_proc=num_proc,
-                     batch_size=batch_size, overwrite=overwrite, progress=progress)
+                     batch_size=batch_size, overwrite=overwrite, progress=progress, add_source=add_source)
 
 
 def build_recipe(path: str | Path, out: str | Path, *, data_dir: str | Path | None = None, seed: int | None = None,
                  sets: Sequence[str] = (), num_proc: int = 1, batch_size: int = 1000, overwrite: bool = False,
-                 progress: bool = True) -> list[BuiltConfig]:
+                 progress: bool = True, add_source: bool = False) -> list[BuiltConfig]:
     """Exactly what ``noisecraft build RECIPE.toml`` does."""
     from noisecraft.recipe import load_recipe, requests
 
     recipe = load_recipe(Path(path), seed, sets)
     return build_all(Path(out), requests(recipe, Path(data_dir) if data_dir else None), version=recipe.version,
                      pretty_name=recipe.pretty_name, recipe=recipe.table, num_proc=num_proc, batch_size=batch_size,
-                     overwrite=overwrite, progress=progress)
+                     overwrite=overwrite, progress=progress, add_source=add_source)
 
 
 __all__ = ["LabelLayout", "build", "build_recipe", "chain", "noise", "perturb"]

@@ -120,6 +120,8 @@ def _parser() -> argparse.ArgumentParser:
                                                f"{DEFAULT_DATASET_VERSION})")
     out.add_argument("--name", help="pretty name of the dataset for its card")
     out.add_argument("--overwrite", action="store_true", help="replace a config of the same name built differently")
+    out.add_argument("--add-source", action="store_true",
+                     help="add configs of another source to a folder that holds a dataset of other sources")
 
     run = build.add_argument_group("execution")
     run.add_argument("--num-proc", type=int, default=1, help="worker processes (default: %(default)s)")
@@ -277,7 +279,7 @@ def cmd_build(args: argparse.Namespace) -> int:
     with warnings.catch_warnings(record=True):  # shown below, after the statistics, as noisecraft warnings
         built = build_all(args.out, todo, version=version, pretty_name=pretty, recipe=recipe.table if recipe else None,
                           num_proc=args.num_proc, batch_size=args.batch_size, overwrite=args.overwrite,
-                          progress=not args.no_progress)
+                          progress=not args.no_progress, add_source=args.add_source)
     _print_stats(built)
     for config in built:
         for note in config.warnings:

@@ -362,12 +362,19 @@ def _param_rows(model: NoiseModel) -> list[dict[str, str]]:
 
 def build_all(out: Path, requests: Sequence[ConfigRequest], *, version: str = "1.0.0", pretty_name: str | None = None,
               recipe: dict[str, Any] | None = None, num_proc: int = 1, batch_size: int = 1000, overwrite: bool = False,
-              progress: bool = True) -> list[BuiltConfig]:
+              progress: bool = True, add_source: bool = False) -> list[BuiltConfig]:
     """Build every request into the repo folder ``out`` and render its card: what ``noisecraft build``,
-    ``nc.build`` and ``nc.build_recipe`` all do. ``recipe`` (resolved) is kept in the manifest."""
+    ``nc.build`` and ``nc.build_recipe`` all do. ``recipe`` (resolved) is kept in the manifest. A folder that
+    holds configs of other sources takes a new source only with ``add_source`` (the card's sources change)."""
     if not requests:
         raise ConfigError("nothing to build")
     with DatasetRepo(Path(out), version, pretty_name) as repo:
+        held = sorted({str(e["spec"].get("source")) for e in repo.manifest["configs"].values()})
+        new = sorted({r.source for r in requests} - set(held))
+        if held and new and not add_source:
+            raise ConfigError(f"{out} holds a dataset of {', '.join(held)}; this build adds {', '.join(new)}, which changes "
+                              "the dataset's sources and card: build into another folder, or pass --add-source "
+                              "(add_source=True) to add it")
         built = [build_config(repo, r, num_proc=num_proc, batch_size=batch_size, overwrite=overwrite, progress=progress)
                  for r in requests]
         names = [b.name for b in built]

@@ -52,3 +52,22 @@ def test_a_long_chain_gets_a_valid_default_name():
 def test_a_name_the_user_gives_is_checked_never_changed(tmp_path):
     with pytest.raises(ConfigError, match="invalid config name"):
         nc.build("demo", "keyboard", out=tmp_path / "out", config_name="my config", progress=False)
+
+
+def test_another_source_is_not_added_to_a_dataset_silently(tmp_path, capsys):
+    from noisecraft.cli import main
+    from noisecraft.sources.registry import demo_file
+
+    out = tmp_path / "out"
+    squad = tmp_path / "squad.json"
+    squad.write_bytes(demo_file().read_bytes())
+    assert main(["build", "--source", "demo", "--out", str(out), "--no-progress"]) == 0
+    card = (out / "README.md").read_text(encoding="utf-8")
+    assert main(["build", "--source", "squad", "--data-file", str(squad), "--out", str(out), "--no-progress"]) == 2
+    [message] = capsys.readouterr().err.strip().splitlines()
+    assert "holds a dataset of demo; this build adds squad" in message and "--add-source" in message
+    assert (out / "README.md").read_text(encoding="utf-8") == card and not (out / "squad-en-keyboard").exists()
+    assert main(["build", "--source", "squad", "--data-file", str(squad), "--out", str(out), "--no-progress",
+                 "--add-source"]) == 0
+    assert (out / "squad-en-keyboard").is_dir()
+    assert main(["build", "--source", "demo", "--noise", "swap", "--out", str(out), "--no-progress"]) == 0  # held
