@@ -337,7 +337,10 @@ def cmd_mine(args: argparse.Namespace) -> int:
     import shutil
 
     from noisecraft.mining.output import write_dictionary
+    from noisecraft.repo import check_name
 
+    if args.config_name is not None:  # before anything is created (wikiedits' checkpoints live under the name)
+        check_name("config", args.config_name)
     checkpoints = None
     if args.miner == "wikiedits":
         from noisecraft.mining.wikiedits import mine_wikiedits

@@ -17,6 +17,7 @@ folder made by another kind, dataset version or toolkit version is refused rathe
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -39,18 +40,32 @@ def _umask() -> int:
     return mask
 
 
+def write_failed(target: Path, exc: OSError) -> ConfigError:
+    """The one-line error for a write the OS refused (disk full, quota, read-only): what came before is intact."""
+    reason = "no space left on the device" if exc.errno == errno.ENOSPC or "No space left" in str(exc) else \
+        (exc.strerror or " ".join(str(exc).split()) or type(exc).__name__)
+    return ConfigError(f"cannot write {target}: {reason}; the folder is safe (it holds the previous version, or a "
+                       "journaled commit that the next build into it finishes): free space and run the command again")
+
+
 def atomic_write(path: Path, write: Callable[[Path], None]) -> None:
     """Call ``write(tmp)`` on a temporary file beside ``path``, then rename it over ``path``."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
-    tmp = Path(tmp_name)
+    tmp: Path | None = None
     try:
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        os.close(fd)
+        tmp = Path(tmp_name)
         write(tmp)
         os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600 files; published files are ordinary ones
         os.replace(tmp, path)
+    except OSError as exc:
+        if tmp is not None:
+            tmp.unlink(missing_ok=True)
+        raise write_failed(path, exc) from exc
     except BaseException:
-        tmp.unlink(missing_ok=True)
+        if tmp is not None:
+            tmp.unlink(missing_ok=True)
         raise
 
 
@@ -298,6 +313,9 @@ class DatasetRepo:
             for shard, name in zip(shards, final):
                 os.chmod(shard, 0o666 & ~_umask())
                 shard.rename(staging / name)
+        except OSError as exc:  # disk full while staging: the folder itself was not touched
+            shutil.rmtree(staging, ignore_errors=True)
+            raise write_failed(self.root / config, exc) from exc
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
             raise

@@ -44,7 +44,10 @@ def write_dictionary(out: Path, mined: MinedDictionary, *, config_name: str | No
                      pretty_name: str | None = None, overwrite: bool = False) -> Path:
     """Write (or replace) one dictionary config in ``out`` and re-render the card; returns the parquet path."""
     if not mined.rows:
-        raise ConfigError(f"the {mined.miner} miner found no pairs in {', '.join(mined.inputs) or 'its input'}: nothing written")
+        causes = [f"{key.replace('_', ' ')}: {mined.stats[key]}" for key in ("damaged_files", "skipped_files")
+                  if mined.stats.get(key) not in (None, "none", "", [], 0)]
+        raise ConfigError(f"the {mined.miner} miner found no pairs in {', '.join(mined.inputs) or 'its input'}"
+                          f"{' (' + '; '.join(causes) + ')' if causes else ''}: nothing written")
     with DatasetRepo(out, version, pretty_name, kind=NOISE_DICTIONARY) as repo:
         name = config_name or f"{mined.miner}-{mined.lang}"
         spec = {"miner": mined.miner, "lang": mined.lang, "inputs": mined.inputs, "params": mined.params}

@@ -94,6 +94,12 @@ class LineDecoder:
         """The block without the UTF-8 byte-order mark the file may start with (only the first block can have it)."""
         if self._first:
             self._first = False
+            wide = next((name for bom, name in ((codecs.BOM_UTF32_LE, "UTF-32"), (codecs.BOM_UTF32_BE, "UTF-32"),
+                                                (codecs.BOM_UTF16_LE, "UTF-16"), (codecs.BOM_UTF16_BE, "UTF-16"))
+                         if block.startswith(bom)), None)
+            if wide and self.reads_utf8:  # every other byte would be a NUL: no line would parse
+                raise InputError(self.path, f"the file is {wide} (it starts with a {wide} byte-order mark): re-encode "
+                                            f"it as UTF-8 (iconv -f {wide} -t UTF-8)", "line 1")
             if block.startswith(codecs.BOM_UTF8) and self.reads_utf8:
                 self.bom, block = True, block[len(codecs.BOM_UTF8):]
         return block

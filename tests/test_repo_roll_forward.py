@@ -145,3 +145,27 @@ def test_a_journal_of_the_wrong_shape_is_a_one_line_error(tmp_path, journal):
     assert message.startswith(str(tmp_path / JOURNAL)) and "\n" not in message
     assert "remove it" in message or "not a noisecraft manifest" in message
     assert state(tmp_path)["rows"] == {"a": ["a at rate 0.25"]}  # nothing was touched
+
+
+@pytest.mark.parametrize("where", ["parquet", "journal"])
+def test_disk_full_is_a_one_line_error_and_the_folder_is_safe(tmp_path, monkeypatch, capsys, where):
+    import errno
+
+    from noisecraft.cli import main
+
+    out = tmp_path / "out"
+    assert main(["build", "--source", "demo", "--out", str(out), "--no-progress"]) == 0
+    before = state(out)
+
+    def full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    if where == "parquet":
+        monkeypatch.setattr(pq.ParquetWriter, "write_table", full)
+    else:
+        monkeypatch.setattr(repo_module.tempfile, "mkstemp", full)
+    assert main(["build", "--source", "demo", "--noise", "swap", "--out", str(out), "--no-progress"]) == 2
+    [message] = capsys.readouterr().err.strip().splitlines()
+    assert message.startswith(f"noisecraft: error: cannot write {out}") and "no space left on the device" in message
+    monkeypatch.undo()
+    assert state(out) == before and leftovers(out) == [] and not (out / JOURNAL).exists()
