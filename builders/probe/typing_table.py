@@ -17,6 +17,7 @@ from typing import Any
 from noisecraft.probe.corruption import TYPES, UNCHANGED, corruption
 from noisecraft.probe.pairs import WordPair
 from noisecraft.probe.segmentation import Segmenter
+from noisecraft.repo import atomic_write, atomic_write_text
 
 
 def type_pairs(segmenter: Segmenter, pairs: Sequence[WordPair]) -> list[dict[str, Any]]:
@@ -46,7 +47,7 @@ def type_shares(rows: Sequence[dict[str, Any]]) -> dict[str, dict[str, Any]]:
 
 def shares_markdown(segmenter: Segmenter, shares: dict[str, dict[str, Any]]) -> str:
     """The shares as a markdown table (one row per noise kind)."""
-    lines = [f"# Segmentation corruption: {segmenter.name}", "", f"Revision: `{segmenter.revision}`", "",
+    lines = [f"# Segmentation corruption: {slug(segmenter.name)}", "", f"Revision: `{segmenter.revision}`", "",
              "| noise | pairs | unchanged | " + " | ".join(TYPES) + " |", "|---" * (len(TYPES) + 3) + "|"]
     for kind, entry in shares.items():
         lines.append(f"| {kind} | {entry['pairs']} | {entry['unchanged']} | "
@@ -60,19 +61,14 @@ def slug(name: str) -> str:
 
 
 def write_typing(out: Path, segmenter: Segmenter, rows: Sequence[dict[str, Any]]) -> tuple[Path, Path]:
-    """``out/<model>.parquet`` (every typed pair) and ``out/<model>.md`` (the shares); each written then renamed."""
+    """``out/<model>.parquet`` (every typed pair) and ``out/<model>.md`` (the shares), each written atomically."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    out.mkdir(parents=True, exist_ok=True)
     name = slug(segmenter.name)
     table = pa.Table.from_pylist(list(rows)).replace_schema_metadata(
         {"tokenizer": segmenter.name, "revision": segmenter.revision})
     parquet, markdown = out / f"{name}.parquet", out / f"{name}.md"
-    partial = parquet.with_suffix(".parquet.partial")
-    pq.write_table(table, partial)
-    partial.replace(parquet)
-    partial = markdown.with_suffix(".md.partial")
-    partial.write_text(shares_markdown(segmenter, type_shares(rows)), encoding="utf-8")
-    partial.replace(markdown)
+    atomic_write(parquet, lambda tmp: pq.write_table(table, tmp))
+    atomic_write_text(markdown, shares_markdown(segmenter, type_shares(rows)))
     return parquet, markdown
