@@ -58,7 +58,12 @@ def load_pairs(dataset: str, configs: Sequence[str] = (), revision: str | None =
         raise ConfigError(f"{dataset} has no config {unknown[0]!r}; it has {', '.join(loaders)}")
     pairs: list[WordPair] = []
     for config in configs or list(loaders):
-        rows = loaders[config]()
+        try:
+            rows = loaders[config]()
+        except ConfigError:
+            raise
+        except Exception as exc:  # datasets raises many types for a missing split or unreadable files
+            raise ConfigError(f"{dataset}: config {config} does not load: {exc}") from exc
         missing = [c for c in REQUIRED if c not in rows.column_names]
         if missing:
             raise ConfigError(f"{dataset} config {config!r} is not a CoLeS dataset: it lacks column(s) {', '.join(missing)}")
