@@ -138,9 +138,9 @@ def test_an_interrupted_run_keeps_the_batches_it_finished(monkeypatch):
 def test_a_local_folder_is_recorded_by_content_digest_and_its_name():
     ref = resolve_model(str(tiny_model("marian-en-de")))
     assert ref.local and ref.revision.startswith("sha256:") and ref.hub_revision is None
-    assert ref.record()["model"] == "marian-en-de"
+    assert ref.fingerprint()["model"] == "marian-en-de"
     provenance = round_trip().provenance()
-    assert provenance["forward"]["model"] == ref.record()
+    assert provenance["forward"]["model"] == ref.fingerprint()
     assert provenance["forward"]["dtype"] == "float32" and provenance["forward"]["device"] == "cpu"
     assert provenance["forward"]["decode"]["num_beams"] == 4
     assert "transformers" in provenance["forward"]["libraries"]

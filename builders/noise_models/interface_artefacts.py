@@ -255,7 +255,7 @@ class ReplaceEntity(NoiseModel):
 
     def describe(self) -> str:
         source = (f"the entity tags of `{self.tags}`" if self.tags else
-                  f"the named-entity tagger `{self.runtime().ref.record()['model']}`")
+                  f"the named-entity tagger `{self.runtime().ref.fingerprint()['model']}`")
         return (f"Speech-interface artefact (NoiseQA): one named entity of type {', '.join(self.allowed_types())}, drawn "
                 f"at random among those in the text, is replaced by `{self.placeholder}` ({{type}} is the entity's "
                 f"type). Entities come from {source}. Texts without such an entity are left as they are"
