@@ -9,6 +9,7 @@ import sys
 
 import pyarrow.parquet as pq
 import pytest
+from coles_data import build_small_coles
 from tiny_models import tiny_model
 
 from noisecraft.probe.corruption import TYPES, UNCHANGED, Corruption, additive_place, corruption
@@ -145,35 +146,9 @@ def test_typing_table_and_shares(bert, tmp_path):
 
 # --- the command on a built CoLeS dataset ------------------------------------------------------------------------------
 
-#: A small opinion lexicon in the Hu & Liu release format (comments, one word a line).
-LEXICON = {"positive-words.txt": ";; positive\n;\nhappy\nwonderful\nbrilliant\n",
-           "negative-words.txt": ";; negative\n;\nterrible\nawful\n"}
-
-
-def write_lexicon(folder, files=LEXICON):
-    folder.mkdir(parents=True, exist_ok=True)
-    for name, text in files.items():
-        (folder / name).write_bytes(text.encode("latin-1") if isinstance(text, str) else text)
-    return folder
-
-
 @pytest.fixture
-def wordnet(monkeypatch):
-    """Debian's WordNet (copied into an nltk_data folder) first on NLTK's path."""
-    import nltk
-
-    monkeypatch.setattr(nltk.data, "path", [str(tiny_model("nltk-data-sample")), *nltk.data.path])
-
-
-@pytest.fixture
-def small_coles(tmp_path, wordnet) -> str:
-    """A CoLeS dataset of five adjectives with keyboard typos, built by the normal pipeline from a lexicon folder."""
-    import noisecraft as nc
-
-    out = tmp_path / "coles"
-    nc.build("coles-words", "keyboard(mode=coles, rate=1.0)", out, split="typo", data_file=write_lexicon(tmp_path / "lex"),
-             config_name="typo-keyboard", progress=False)
-    return str(out)
+def small_coles(tmp_path, monkeypatch) -> str:
+    return build_small_coles(tmp_path, monkeypatch)
 
 
 def test_cli_probe_type_writes_a_table_per_tokenizer(bert, small_coles, tmp_path):
