@@ -59,8 +59,8 @@ def corruption(canonical: Sequence[str], noisy: Sequence[str]) -> Corruption:
     if not canonical or not noisy:
         raise ValueError("a word segments into at least one subword")
     s, t = Counter(canonical), Counter(noisy)
-    overlap = s & t
-    o, m, a = sum(overlap.values()), sum((s - overlap).values()), sum((t - overlap).values())
+    o = sum(min(count, t[piece]) for piece, count in s.items() if piece in t)
+    m, a = len(canonical) - o, len(noisy) - o
     if o == 0:
         kind = "intact" if len(canonical) == 1 else "complete"
     elif m == 0 and a == 0:

@@ -57,27 +57,37 @@ def boundary_marks(tokenizer: Any) -> tuple[str, ...]:
 
 @dataclass
 class Segmenter:
-    """A tokenizer and what identifies it (``name``, resolved ``revision``), segmenting words to subword strings."""
+    """A tokenizer and what identifies it (``name``, resolved ``revision``), segmenting words to subword strings.
+
+    Words go straight through a private copy of the tokenizer's Rust backend (``encode_batch``, no padding,
+    no truncation, no special tokens): the transformers wrapper's per-encoding conversion would cost more
+    than the tokenisation itself, and the shared tokenizer's settings are left alone."""
 
     tokenizer: Any
     name: str
     revision: str
     marks: tuple[str, ...] = ()
-    _pieces: dict[int, str] = field(default_factory=dict, repr=False)
+    _backend: Any = field(default=None, repr=False)
+    _pieces: dict[str, str] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
-        self.marks = boundary_marks(self.tokenizer)
+        from tokenizers import Tokenizer
 
-    def piece(self, token_id: int) -> str:
-        """The string of vocabulary piece ``token_id`` without its boundary mark (cached)."""
-        text = self._pieces.get(token_id)
+        self.marks = boundary_marks(self.tokenizer)
+        self._backend = Tokenizer.from_str(self.tokenizer.backend_tokenizer.to_str())
+        self._backend.no_padding()
+        self._backend.no_truncation()
+
+    def piece(self, token: str) -> str:
+        """Vocabulary piece ``token`` without its boundary mark (cached)."""
+        text = self._pieces.get(token)
         if text is None:
-            text = self.tokenizer.convert_ids_to_tokens(token_id)
+            text = token
             for mark in self.marks:
                 if text.startswith(mark):
                     text = text[len(mark):]
                     break
-            self._pieces[token_id] = text
+            self._pieces[token] = text
         return text
 
     def segment(self, words: Sequence[str]) -> list[list[str]]:
@@ -85,8 +95,8 @@ class Segmenter:
         out: list[list[str]] = []
         for start in range(0, len(words), ENCODE_BATCH):
             batch = [f" {w}" for w in words[start : start + ENCODE_BATCH]]
-            encoded = self.tokenizer(batch, add_special_tokens=False)["input_ids"]
-            out.extend([p for p in map(self.piece, ids) if p] for ids in encoded)
+            encoded = self._backend.encode_batch(batch, add_special_tokens=False)
+            out.extend([p for p in map(self.piece, encoding.tokens) if p] for encoding in encoded)
         for word, pieces in zip(words, out):
             if not pieces:
                 raise ConfigError(f"{self.name} segments {word!r} into no piece with letters")
