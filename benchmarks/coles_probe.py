@@ -80,12 +80,13 @@ def time_typing(segmenter, pairs, n: int) -> tuple[float, float]:
 def sentiment_classifier(corpora: Path, folder: Path) -> int:
     """MiniLM with a sentiment head fitted on the lexicon words that are not probe adjectives; their number."""
     from nltk.corpus import wordnet
-    from tiny_models import fit_sentiment_head
 
     from noisecraft.sources.wordlist import read_lexicon
 
+    from tiny_models import fit_sentiment_head
+
     lexicon = read_lexicon(corpora / "opinion_lexicon")
-    train = {label: tuple(sorted(w for w, l in lexicon.items() if l == label and not wordnet.synsets(w, pos=wordnet.ADJ)
+    train = {label: tuple(sorted(w for w, tag in lexicon.items() if tag == label and not wordnet.synsets(w, pos=wordnet.ADJ)
                                  and (wordnet.synsets(w, pos=wordnet.NOUN) or wordnet.synsets(w, pos=wordnet.VERB))))
              for label in ("negative", "positive")}
     fit_sentiment_head(folder, train, steps=500)
@@ -104,14 +105,14 @@ def main() -> None:
     import datasets
 
     datasets.disable_progress_bars()
-    from tiny_models import tiny_model
-
     from noisecraft.harness.coles import measure
     from noisecraft.harness.coles_report import write_coles_report
     from noisecraft.probe.pairs import load_pairs
     from noisecraft.probe.segmentation import load_segmenter
     from noisecraft.probe.typing_table import type_pairs, type_shares, write_typing
     from noisecraft.runtime.heads import load_head
+
+    from tiny_models import tiny_model
 
     work = Path(tempfile.mkdtemp(prefix="coles-bench-"))
     ensure_wordnet(work)

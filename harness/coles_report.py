@@ -53,12 +53,12 @@ def plot_similarity(results: Sequence[ModelResult], path: Path) -> Path:
     FigureCanvasAgg(figure)
     axes = figure.add_subplot()
     for m, result in enumerate(r for r in results if r.similarity):
-        colour = COLOURS[m % len(COLOURS)]
+        colour, name = COLOURS[m % len(COLOURS)], slug(result.name)
         for k, (kind, points) in enumerate(similarity_curve(result.similarity).items()):
             axes.plot([p[0] for p in points], [p[1] for p in points], STYLES[k % len(STYLES)], marker="o", markersize=3,
-                      color=colour, label=f"{result.name}: {kind}")
+                      color=colour, label=f"{name}: {kind}")
         baseline = similarity_summary(result.similarity)["all"]["baseline"]
-        axes.axhline(baseline, color=colour, linewidth=0.8, alpha=0.5, label=f"{result.name}: baseline (vs 'the')")
+        axes.axhline(baseline, color=colour, linewidth=0.8, alpha=0.5, label=f"{name}: baseline (vs 'the')")
     axes.set_xlabel("added subwords |A|")
     axes.set_ylabel("cosine(canonical, noisy)")
     axes.set_title("CoLeS: similarity of noisy to canonical words by added subwords")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from tiny_models import tiny_model
 
 #: A small opinion lexicon in the Hu & Liu release format (comments, one word a line).

@@ -8,12 +8,13 @@ import shutil
 import datasets
 import pytest
 from coles_data import LEXICON, wordnet_on_path, write_lexicon
-from conftest import corpus
-from tiny_models import tiny_model
 
 import noisecraft as nc
 from noisecraft.errors import ConfigError, InputError
 from noisecraft.sources.registry import SOURCE_NAMES, load_source, source_info
+
+from conftest import corpus
+from tiny_models import tiny_model
 
 pytest.importorskip("nltk")
 

@@ -11,6 +11,7 @@ import sys
 import pyarrow.parquet as pq
 import pytest
 from coles_data import build_small_coles
+
 from tiny_models import tiny_model
 
 pytest.importorskip("torch")

@@ -10,12 +10,13 @@ import sys
 import pyarrow.parquet as pq
 import pytest
 from coles_data import build_small_coles
-from tiny_models import tiny_model
 
 from noisecraft.probe.corruption import TYPES, UNCHANGED, Corruption, additive_place, corruption
 from noisecraft.probe.pairs import WordPair
 from noisecraft.probe.segmentation import Segmenter, boundary_marks, load_segmenter
 from noisecraft.probe.typing_table import type_pairs, type_shares, write_typing
+
+from tiny_models import tiny_model
 
 pytest.importorskip("transformers")
 
