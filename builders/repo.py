@@ -40,12 +40,15 @@ def _umask() -> int:
     return mask
 
 
-def write_failed(target: Path, exc: OSError) -> ConfigError:
+class WriteError(ConfigError, OSError):
+    """A write the OS refused, as one line for the CLI (a :class:`ConfigError`); still an ``OSError`` for callers."""
+
+
+def write_failed(target: Path, exc: OSError, safe: str = "the previous file is intact") -> WriteError:
     """The one-line error for a write the OS refused (disk full, quota, read-only): what came before is intact."""
-    reason = "no space left on the device" if exc.errno == errno.ENOSPC or "No space left" in str(exc) else \
+    reason = "No space left on device" if exc.errno == errno.ENOSPC or "No space left" in str(exc) else \
         (exc.strerror or " ".join(str(exc).split()) or type(exc).__name__)
-    return ConfigError(f"cannot write {target}: {reason}; the folder is safe (it holds the previous version, or a "
-                       "journaled commit that the next build into it finishes): free space and run the command again")
+    return WriteError(f"cannot write {target}: {reason}; {safe}: free space and run the command again")
 
 
 def atomic_write(path: Path, write: Callable[[Path], None]) -> None:
@@ -315,7 +318,7 @@ class DatasetRepo:
                 shard.rename(staging / name)
         except OSError as exc:  # disk full while staging: the folder itself was not touched
             shutil.rmtree(staging, ignore_errors=True)
-            raise write_failed(self.root / config, exc) from exc
+            raise write_failed(self.root / config, exc, "nothing in the folder was changed") from exc
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
             raise

@@ -166,6 +166,6 @@ def test_disk_full_is_a_one_line_error_and_the_folder_is_safe(tmp_path, monkeypa
         monkeypatch.setattr(repo_module.tempfile, "mkstemp", full)
     assert main(["build", "--source", "demo", "--noise", "swap", "--out", str(out), "--no-progress"]) == 2
     [message] = capsys.readouterr().err.strip().splitlines()
-    assert message.startswith(f"noisecraft: error: cannot write {out}") and "no space left on the device" in message
+    assert message.startswith(f"noisecraft: error: cannot write {out}") and "No space left on device" in message
     monkeypatch.undo()
     assert state(out) == before and leftovers(out) == [] and not (out / JOURNAL).exists()
