@@ -24,7 +24,7 @@ from typing import Any, ClassVar, Literal, NamedTuple
 from noisecraft.edits import Noised, Span
 from noisecraft.errors import ConfigError
 from noisecraft.params import ParamSpec, file_digest, schema
-from noisecraft.seeding import ExampleRng, example_rng, params_digest
+from noisecraft.seeding import ExampleRng, example_rngs, params_digest
 
 InputKind = Literal["text", "pair"]
 EditLog = Literal["recorded", "aligned", "whole-field"]
@@ -273,7 +273,7 @@ def step_rngs(model: NoiseModel, seed: int, ids: Sequence[str], field: str, step
     a chain draw from their own (``field#stepN``)."""
     noise_id, digest = model.noise_id, model.digest()
     key = field if step == 0 else f"{field}#step{step}"
-    return [example_rng(seed, noise_id, digest, example_id, key) for example_id in ids]
+    return example_rngs(seed, noise_id, digest, ids, key)
 
 
 def run_steps(model: NoiseModel, texts: list[Any], seed: int, ids: Sequence[str], field: str,

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from noisecraft.citations import NOISEQA_CITATION
-from noisecraft.edits import Noised, Span
+from noisecraft.edits import Edit, Noised, Span
 from noisecraft.noise_models.base import NoiseModel
 from noisecraft.noise_models.keyboard_layouts import (
     NeighbourTable,
@@ -45,7 +45,7 @@ from noisecraft.noise_models.keyboard_layouts import (
 from noisecraft.noise_models.per_word import noise_each_word
 from noisecraft.params import file_digest, param
 from noisecraft.seeding import ExampleRng
-from noisecraft.text_units import segmentation_note
+from noisecraft.text_units import SEGMENTED_LANGUAGES, non_space_pattern, segmentation_note
 
 MODES = ("noiseqa", "coles")
 RATE_HELP = "per-word probability of a typo"
@@ -243,6 +243,8 @@ class KeyboardTyposV2(NoiseModel):
     ) -> list[Noised]:
         runtime: TypingRuntime = self.runtime()
         sites_of = runtime.sites_of
+        if self.mode == "noiseqa" and self.lang not in SEGMENTED_LANGUAGES:
+            return typo_each_token(texts, rngs, protected, self.rate, runtime)
 
         def typo(word: str, rng: ExampleRng) -> tuple[int, int, str] | None:
             sites = sites_of(word)
@@ -253,3 +255,56 @@ class KeyboardTyposV2(NoiseModel):
 
         unit = "whitespace" if self.mode == "noiseqa" else "word"
         return noise_each_word(texts, rngs, protected, self.rate, typo, "keyboard", lang=self.lang, unit=unit)
+
+
+def typo_each_token(texts: Sequence[str], rngs: Sequence[ExampleRng], protected: Sequence[Sequence[Span]] | None,
+                    rate: float, runtime: TypingRuntime) -> list[Noised]:
+    """keyboard@2's NoiseQA mode on whitespace tokens, for languages written with spaces: exactly
+    :func:`~noisecraft.noise_models.per_word.noise_each_word` with ``unit="whitespace"`` and the typo inlined
+    (the same draws in the same order), but the hot path of the default noise model, so made cheap: tokens
+    come from ``str.split`` (the same tokens as the ``\\S+`` pattern: both split on ``str.isspace``) and a
+    token's offset is computed only when it is drawn for a typo; no per-token Python object is made."""
+    memo = runtime.sites
+    sites_of = runtime.sites_of
+    results: list[Noised] = []
+    for index, text in enumerate(texts):
+        tokens = text.split()
+        if not tokens:
+            results.append(Noised(text, ()))
+            continue
+        spans = protected[index] if protected else ()
+        single_spaced = len(text) == sum(map(len, tokens)) + len(tokens) - 1  # then offsets add up
+        starts: list[int] | None = None
+        random = rngs[index].random
+        done, offset = 0, 0  # offset of token ``done`` (single-spaced texts)
+        edits: list[Edit] = []
+        for k, token in enumerate(tokens):
+            if random() >= rate:
+                continue
+            sites = memo.get(token)
+            if sites is None:
+                sites = sites_of(token)
+            if not sites:
+                continue
+            if single_spaced:
+                offset += sum(map(len, tokens[done:k])) + k - done
+                done, start = k, offset
+            else:
+                if starts is None:
+                    starts = [m.start() for m in non_space_pattern().finditer(text)]
+                start = starts[k]
+            if spans and any(start < e and s < start + len(token) for s, e in spans):
+                continue
+            i, j, candidates = sites[int(random() * len(sites))]
+            edits.append(Edit(start + i, start + j, token[i:j], candidates[int(random() * len(candidates))],
+                              "keyboard"))
+        if not edits:
+            results.append(Noised(text, ()))
+            continue
+        pieces, cursor = [], 0
+        for edit in edits:
+            pieces += (text[cursor:edit.start], edit.replacement)
+            cursor = edit.end
+        pieces.append(text[cursor:])
+        results.append(Noised("".join(pieces), tuple(edits)))
+    return results
