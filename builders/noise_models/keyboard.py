@@ -28,8 +28,10 @@ new version beside ``keyboard@1``:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import accumulate, count
+from operator import add
 from typing import ClassVar
 
 from noisecraft.citations import NOISEQA_CITATION
@@ -257,54 +259,50 @@ class KeyboardTyposV2(NoiseModel):
         return noise_each_word(texts, rngs, protected, self.rate, typo, "keyboard", lang=self.lang, unit=unit)
 
 
+#: The defaulted fields of a :class:`Noised` (failure, columns), for building one with ``tuple.__new__``.
+_NOISED_DEFAULTS = Noised("", ())[2:]
+
+
 def typo_each_token(texts: Sequence[str], rngs: Sequence[ExampleRng], protected: Sequence[Sequence[Span]] | None,
                     rate: float, runtime: TypingRuntime) -> list[Noised]:
     """keyboard@2's NoiseQA mode on whitespace tokens, for languages written with spaces: exactly
     :func:`~noisecraft.noise_models.per_word.noise_each_word` with ``unit="whitespace"`` and the typo inlined
     (the same draws in the same order), but the hot path of the default noise model, so made cheap: tokens
-    come from ``str.split`` (the same tokens as the ``\\S+`` pattern: both split on ``str.isspace``) and a
-    token's offset is computed only when it is drawn for a typo; no per-token Python object is made."""
+    come from ``str.split`` (the same tokens as the ``\\S+`` pattern: both split on ``str.isspace``), their
+    offsets from C iterators (a single-spaced text) or the pattern (any other), and records are made with
+    ``tuple.__new__`` (a named tuple's own constructor is a Python function)."""
     memo = runtime.sites
     sites_of = runtime.sites_of
+    finditer = non_space_pattern().finditer
+    new = tuple.__new__
     results: list[Noised] = []
     for index, text in enumerate(texts):
         tokens = text.split()
-        if not tokens:
-            results.append(Noised(text, ()))
-            continue
+        if len(text) == sum(map(len, tokens)) + len(tokens) - 1:  # single-spaced: offsets add up
+            starts: Iterable[int] = map(add, accumulate(map(len, tokens), initial=0), count())
+        else:
+            starts = [m.start() for m in finditer(text)]
         spans = protected[index] if protected else ()
-        single_spaced = len(text) == sum(map(len, tokens)) + len(tokens) - 1  # then offsets add up
-        starts: list[int] | None = None
-        random = rngs[index].random
-        done, offset = 0, 0  # offset of token ``done`` (single-spaced texts)
+        random = rngs[index].random if tokens else None
         edits: list[Edit] = []
-        for k, token in enumerate(tokens):
+        for token, start in zip(tokens, starts):
             if random() >= rate:
                 continue
             sites = memo.get(token)
             if sites is None:
                 sites = sites_of(token)
-            if not sites:
-                continue
-            if single_spaced:
-                offset += sum(map(len, tokens[done:k])) + k - done
-                done, start = k, offset
-            else:
-                if starts is None:
-                    starts = [m.start() for m in non_space_pattern().finditer(text)]
-                start = starts[k]
-            if spans and any(start < e and s < start + len(token) for s, e in spans):
+            if not sites or spans and any(start < e and s < start + len(token) for s, e in spans):
                 continue
             i, j, candidates = sites[int(random() * len(sites))]
-            edits.append(Edit(start + i, start + j, token[i:j], candidates[int(random() * len(candidates))],
-                              "keyboard"))
+            edits.append(new(Edit, (start + i, start + j, token[i:j], candidates[int(random() * len(candidates))],
+                                    "keyboard")))
         if not edits:
-            results.append(Noised(text, ()))
+            results.append(new(Noised, (text, (), *_NOISED_DEFAULTS)))
             continue
         pieces, cursor = [], 0
         for edit in edits:
-            pieces += (text[cursor:edit.start], edit.replacement)
+            pieces += (text[cursor : edit.start], edit.replacement)
             cursor = edit.end
         pieces.append(text[cursor:])
-        results.append(Noised("".join(pieces), tuple(edits)))
+        results.append(new(Noised, ("".join(pieces), tuple(edits), *_NOISED_DEFAULTS)))
     return results
