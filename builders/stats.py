@@ -17,7 +17,8 @@ import unicodedata
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, fields
-from functools import cache
+from itertools import count
+from functools import cache, lru_cache
 from typing import Any
 
 from rapidfuzz.distance import Levenshtein
@@ -47,17 +48,88 @@ def _word_ids(ref: list[str], hyp: list[str]) -> tuple[list[int], list[int]]:
 
     jiwer does the same; rapidfuzz given lists of strings would compare their hashes instead.
     """
-    ids: dict[str, int] = {}
-    return [ids.setdefault(w, len(ids)) for w in ref], [ids.setdefault(w, len(ids)) for w in hyp]
+    ids = dict(zip(dict.fromkeys(ref + hyp), count())).__getitem__  # C iterators: no Python step per word
+    return list(map(ids, ref)), list(map(ids, hyp))
+
+
+#: sacrebleu 2's 13a rules (``TokenizerRegexp``), each a pattern and its template. The first puts a space on both
+#: sides of punctuation; it matches every space too, so ``re.sub`` runs its template once per word, and Python 3.11
+#: expands templates in Python. Here that rule is one ``str.replace`` per punctuation character present, leaving
+#: spaces as they are (the later rules see a space as one ``[^0-9]`` character whether it is one space or three,
+#: and the result is split on whitespace), and the other rules get replacement functions.
+_13A_RULES = [
+    (r"([\{-\~\[-\` -\&\(-\+\:-\@\/])", r" \1 "),
+    (r"([^0-9])([\.,])", r"\1 \2 "),
+    (r"([\.,])([^0-9])", r" \1 \2"),
+    (r"([0-9])(-)", r"\1 \2 "),
+]
+
+
+def _spaced_after(match: re.Match[str]) -> str:
+    return f"{match[1]} {match[2]} "
+
+
+def _spaced_before(match: re.Match[str]) -> str:
+    return f" {match[1]} {match[2]}"
 
 
 @cache
-def _bleu_helpers() -> tuple[Callable[[str], str], Callable[[str, int, int], tuple[Counter[tuple[str, ...]], int]]]:
-    """sacrebleu's 13a tokenizer and n-gram extractor, imported on first use (sacrebleu is slow to import)."""
-    from sacrebleu.metrics.helpers import extract_all_word_ngrams
+def _bleu_tokenizer() -> Callable[[str], str]:
+    """sacrebleu's 13a tokenizer (imported on first use: sacrebleu is slow to import), its rules applied faster when
+    the installed sacrebleu has the rules this module knows (otherwise sacrebleu's own tokenizer is used). The
+    output is sacrebleu's, character for character (tests/test_stats.py compares them)."""
     from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 
-    return Tokenizer13a(), extract_all_word_ngrams
+    reference = Tokenizer13a()
+    rules = reference._post_tokenizer._re
+    if [(pattern.pattern, template) for pattern, template in rules] != _13A_RULES:
+        return reference
+    spaced = [(ch, f" {ch} ") for ch in map(chr, range(128)) if ch != " " and rules[0][0].fullmatch(ch)]
+    rest = [(rules[1][0].sub, _spaced_after), (rules[2][0].sub, _spaced_before), (rules[3][0].sub, _spaced_after)]
+
+    @lru_cache(maxsize=1024)  # originals repeat (SQuAD contexts); noisy lines rarely do
+    def tokenize(line: str) -> str:
+        line = line.replace("<skipped>", "").replace("-\n", "").replace("\n", " ")
+        if "&" in line:
+            line = line.replace("&quot;", '"').replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">")
+        line = f" {line} "
+        for ch, replacement in spaced:
+            if ch in line:
+                line = line.replace(ch, replacement)
+        for sub, replace in rest:
+            line = sub(replace, line)
+        return " ".join(line.split())
+
+    return tokenize
+
+
+def _ngram_counts(tokens: list[str]) -> list[Counter[tuple[str, ...]]]:
+    """Counts of the n-grams of ``tokens`` for n = 1..4: sacrebleu's ``extract_all_word_ngrams`` split by order,
+    built by C iterators (``zip`` of shifted views) instead of a Python loop per n-gram."""
+    return [Counter(zip(*[tokens[i:] for i in range(n)])) for n in range(1, BLEU_MAX_ORDER + 1)]
+
+
+@lru_cache(maxsize=256)  # rows of a paragraph come together; a few MB at most
+def _reference_ngrams(tokenized: str) -> tuple[list[str], list[Counter[tuple[str, ...]]]]:
+    """Tokens and n-gram counts of a tokenized reference, memoised: every question row of a SQuAD paragraph
+    carries the same original context."""
+    tokens = tokenized.split()
+    return tokens, _ngram_counts(tokens)
+
+
+def bleu_matches(ref: str, hyp: str) -> tuple[int, int, list[int]]:
+    """Reference length, hypothesis length and sacrebleu's clipped n-gram matches (n = 1..4) of one pair of
+    13a-tokenized lines: per order, ``min(hyp count, ref count)`` summed over the n-grams they share, as
+    ``sacrebleu.metrics.BLEU`` counts them (an unchanged line matches all its n-grams)."""
+    ref_tokens, ref_counts = _reference_ngrams(ref)
+    if hyp == ref:
+        return len(ref_tokens), len(ref_tokens), [max(len(ref_tokens) - n + 1, 0) for n in range(1, BLEU_MAX_ORDER + 1)]
+    hyp_tokens = hyp.split()
+    matches = []
+    for theirs, mine in zip(_ngram_counts(hyp_tokens), ref_counts):
+        common = theirs.keys() & mine.keys()
+        matches.append(sum(map(min, map(theirs.__getitem__, common), map(mine.__getitem__, common))))
+    return len(ref_tokens), len(hyp_tokens), matches
 
 
 @dataclass
@@ -76,6 +148,7 @@ class FieldScores:
     - BLEU (sacrebleu 2 ``corpus_bleu`` defaults): per sentence, 13a-tokenised n-gram matches
       (clipped by the reference counts) and totals for n = 1..4, and hypothesis/reference lengths;
       the summed counts go through ``sacrebleu.metrics.BLEU.compute_bleu`` with ``exp`` smoothing.
+      The n-grams are counted by C iterators and a reference's counts are memoised (:func:`bleu_matches`).
     """
 
     sentences: int = 0
@@ -99,23 +172,24 @@ class FieldScores:
         self.sentences += 1
 
         ref_chars, hyp_chars = ref.strip(), hyp.strip()
-        self.char_errors += _char_distance(ref_chars, hyp_chars, likely_distance)
         self.ref_chars += len(ref_chars)
+        if hyp == ref:  # an unchanged field (most rows of a low rate): no distance to compute
+            self.ref_words += len(_jiwer_words(ref))
+        else:
+            self.char_errors += _char_distance(ref_chars, hyp_chars, likely_distance)
+            ref_words, hyp_words = _word_ids(_jiwer_words(ref), _jiwer_words(hyp))
+            self.word_errors += Levenshtein.distance(ref_words, hyp_words)
+            self.ref_words += len(ref_words)
 
-        ref_words, hyp_words = _word_ids(_jiwer_words(ref), _jiwer_words(hyp))
-        self.word_errors += Levenshtein.distance(ref_words, hyp_words)
-        self.ref_words += len(ref_words)
-
-        tokenize, extract_ngrams = _bleu_helpers()
-        ref_ngrams, ref_len = extract_ngrams(tokenize(ref.rstrip()), 1, BLEU_MAX_ORDER)
-        hyp_ngrams, hyp_len = extract_ngrams(tokenize(hyp.rstrip()), 1, BLEU_MAX_ORDER)
+        tokenize = _bleu_tokenizer()
+        ref_tokenized = tokenize(ref.rstrip())
+        ref_len, hyp_len, matches = bleu_matches(ref_tokenized, ref_tokenized if hyp == ref else tokenize(hyp.rstrip()))
         self.bleu_sys_len += hyp_len
         self.bleu_ref_len += ref_len
         correct, total = self.bleu_correct, self.bleu_total
         for n in range(1, min(hyp_len, BLEU_MAX_ORDER) + 1):
             total[n - 1] += hyp_len - n + 1  # every position starts one n-gram
-        for ngram in hyp_ngrams.keys() & ref_ngrams.keys():  # matches clipped by the reference's counts
-            correct[len(ngram) - 1] += min(hyp_ngrams[ngram], ref_ngrams[ngram])
+            correct[n - 1] += matches[n - 1]
 
     def merge(self, other: FieldScores) -> None:
         """Add another accumulator's pairs (e.g. another shard's) to this one."""
