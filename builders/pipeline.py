@@ -15,7 +15,7 @@ import json
 import re
 import shlex
 import warnings
-from collections import Counter, deque
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +29,7 @@ from noisecraft.repo import DatasetRepo, check_name
 from noisecraft.sources.base import SourceData
 from noisecraft.sources.registry import load_source
 from noisecraft.stats import ConfigStats
+from noisecraft.workers import WorkerPool
 
 #: Rows per parquet row group, and per shard file (multiples of it keep the layout batch-independent).
 ROW_GROUP_ROWS = 10_000
@@ -181,50 +182,42 @@ def _batches(rows: Sequence[dict[str, Any]], batch_size: int) -> Iterator[tuple[
         yield start, rows[start : start + batch_size]
 
 
-def run_batches(job: NoiseJob, data: SourceData, features: Any, num_proc: int, batch_size: int,
-                progress: bool = True, desc: str = "") -> Iterator[BatchResult]:
-    """Results of every batch, in source order; ``num_proc > 1`` uses worker processes with at most
-    ``2 * num_proc`` batches in flight (memory stays bounded by the batch)."""
-    from functools import partial
+def _process_item(item: tuple[NoiseJob, Any, str, int, Sequence[dict[str, Any]]]) -> BatchResult:
+    """:func:`process_batch` on one ``(job, features, origin, start, rows)`` item of the worker pool."""
+    return process_batch(*item)
 
+
+def run_batches(job: NoiseJob, data: SourceData, features: Any, num_proc: int, batch_size: int,
+                progress: bool = True, desc: str = "", pool: WorkerPool | None = None) -> Iterator[BatchResult]:
+    """Results of every batch, in source order; with more than one batch and ``num_proc > 1`` they run in the
+    build's :class:`~noisecraft.workers.WorkerPool` (``pool``, or one made for this call), at most ``2 * num_proc``
+    batches in flight (memory stays bounded by the batch)."""
     from tqdm.auto import tqdm
 
-    work = partial(process_batch, job, features, data.origin)
+    parallel = num_proc > 1 and len(data.rows) > batch_size
+    workers = pool if parallel and pool is not None else WorkerPool(num_proc if parallel else 1)
+    if parallel:
+        workers.start()  # before the progress bar's monitor thread: then the workers can be forked
     seen: set[str] = set()
     bar = tqdm(total=len(data.rows), desc=desc, unit="row", disable=not progress, leave=False)
 
-    def checked(batches: Iterator[tuple[int, Sequence[dict[str, Any]]]]) -> Iterator[tuple[int, Sequence[dict[str, Any]]]]:
-        for start, rows in batches:
+    def items() -> Iterator[tuple[NoiseJob, Any, str, int, Sequence[dict[str, Any]]]]:
+        for start, rows in _batches(data.rows, batch_size):
             for offset, row in enumerate(rows):
                 if row["id"] in seen:
                     raise InputError(data.origin, f"duplicate id {row['id']!r}: every row needs its own random stream",
                                      f"row {start + offset + 1}")
                 seen.add(row["id"])
-            yield start, rows
+            yield job, features, data.origin, start, rows
 
     try:
-        if num_proc > 1 and len(data.rows) > batch_size:
-            import multiprocessing
-
-            with multiprocessing.get_context("spawn").Pool(num_proc) as pool:
-                pending: deque[Any] = deque()
-                for start, rows in checked(_batches(data.rows, batch_size)):
-                    pending.append(pool.apply_async(work, (start, rows)))
-                    if len(pending) >= 2 * num_proc:
-                        result = pending.popleft().get()
-                        bar.update(result.stats.rows_in)
-                        yield result
-                while pending:
-                    result = pending.popleft().get()
-                    bar.update(result.stats.rows_in)
-                    yield result
-        else:
-            for start, rows in checked(_batches(data.rows, batch_size)):
-                result = work(start, rows)
-                bar.update(result.stats.rows_in)
-                yield result
+        for result in workers.imap(_process_item, items()):
+            bar.update(result.stats.rows_in)
+            yield result
     finally:
         bar.close()
+        if workers is not pool:
+            workers.close()
 
 
 # --- a whole config ---------------------------------------------------------------------------
@@ -254,8 +247,9 @@ def _command(request: ConfigRequest, model: NoiseModel, fields: Sequence[str], n
 
 
 def build_config(repo: DatasetRepo, request: ConfigRequest, *, num_proc: int = 1, batch_size: int = 1000,
-                 overwrite: bool = False, progress: bool = True) -> BuiltConfig:
-    """Build one config into ``repo`` and record it in the manifest (the card is rendered by the caller)."""
+                 overwrite: bool = False, progress: bool = True, pool: WorkerPool | None = None) -> BuiltConfig:
+    """Build one config into ``repo`` and record it in the manifest (the card is rendered by the caller); ``pool``
+    is the build's worker pool (reused across its configs), made for this config when not given."""
     if num_proc < 1 or batch_size < 1:
         raise ConfigError("num_proc and batch_size must be at least 1")
     model = resolve_model(request.noise, request.lang)
@@ -287,7 +281,7 @@ def build_config(repo: DatasetRepo, request: ConfigRequest, *, num_proc: int = 1
             model.prepare(field_inputs(job, data.rows, field_name)[0], ids, progress)
 
     def tables() -> Iterator[Any]:
-        for result in run_batches(job, data, features, num_proc, batch_size, progress, desc=name):
+        for result in run_batches(job, data, features, num_proc, batch_size, progress, desc=name, pool=pool):
             collected.stats.merge(result.stats)
             collected.examples.extend(result.examples[: EXAMPLES - len(collected.examples)])
             collected.digest.update(result.digests)
@@ -365,9 +359,9 @@ def build_all(out: Path, requests: Sequence[ConfigRequest], *, version: str = "1
     ``nc.build`` and ``nc.build_recipe`` all do. ``recipe`` (resolved) is kept in the manifest."""
     if not requests:
         raise ConfigError("nothing to build")
-    with DatasetRepo(Path(out), version, pretty_name) as repo:
-        built = [build_config(repo, r, num_proc=num_proc, batch_size=batch_size, overwrite=overwrite, progress=progress)
-                 for r in requests]
+    with DatasetRepo(Path(out), version, pretty_name) as repo, WorkerPool(num_proc) as pool:
+        built = [build_config(repo, r, num_proc=num_proc, batch_size=batch_size, overwrite=overwrite, progress=progress,
+                              pool=pool) for r in requests]
         names = [b.name for b in built]
         if len(names) != len(set(names)):
             clash = next(n for n in names if names.count(n) > 1)

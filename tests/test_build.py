@@ -252,3 +252,30 @@ def test_token_tags_stay_valid_on_the_shipped_sample(tmp_path):
                 assert tag == 0 or token == original
         assert any(r["tokens"] != r["original_tokens"] for r in rows)
     assert outputs[0] == outputs[1]
+
+
+def _square(x: int) -> int:
+    return x * x
+
+
+def test_the_worker_pool_keeps_input_order_bounds_work_in_flight_and_is_reused():
+    from noisecraft.workers import WorkerPool, start_method
+
+    submitted = []
+
+    def items():
+        for i in range(20):
+            submitted.append(i)
+            yield i
+
+    with WorkerPool(2) as pool:
+        results = pool.imap(_square, items(), in_flight=3)
+        assert next(results) == 0
+        assert len(submitted) <= 3  # the rest is not submitted before it is needed
+        assert [0, *results] == [i * i for i in range(20)]
+        first = pool.start()
+        assert list(pool.imap(_square, range(5))) == [0, 1, 4, 9, 16]
+        assert pool.start() is first  # the same workers serve every map of a build
+    assert pool._pool is None
+    assert list(WorkerPool(1).imap(_square, range(3))) == [0, 1, 4]
+    assert start_method() in ("fork", "spawn")
