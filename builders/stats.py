@@ -17,7 +17,8 @@ import unicodedata
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, fields
-from itertools import count
+from itertools import count, repeat
+from operator import add, mul
 from functools import cache, lru_cache
 from typing import Any
 
@@ -41,6 +42,20 @@ def _jiwer_words(text: str) -> list[str]:
     A single tab or newline between two words is *not* a separator for jiwer, so neither is it here.
     """
     return [word for word in _MULTIPLE_SPACES.sub(" ", text).strip().split(" ") if word]
+
+
+@lru_cache(maxsize=256)  # the original context of every question of a paragraph
+def _word_count(text: str) -> int:
+    """Words of ``text`` as the per-word noise models count them (runs of word characters and marks)."""
+    from noisecraft.text_units import word_pattern
+
+    return len(word_pattern().findall(text))
+
+
+@lru_cache(maxsize=256)
+def _reference_words(text: str) -> list[str]:
+    """:func:`_jiwer_words` of a reference, memoised like :func:`_word_count` (callers never change the list)."""
+    return _jiwer_words(text)
 
 
 def _word_ids(ref: list[str], hyp: list[str]) -> tuple[list[int], list[int]]:
@@ -103,33 +118,44 @@ def _bleu_tokenizer() -> Callable[[str], str]:
     return tokenize
 
 
-def _ngram_counts(tokens: list[str]) -> list[Counter[tuple[str, ...]]]:
-    """Counts of the n-grams of ``tokens`` for n = 1..4: sacrebleu's ``extract_all_word_ngrams`` split by order,
-    built by C iterators (``zip`` of shifted views) instead of a Python loop per n-gram."""
-    return [Counter(zip(*[tokens[i:] for i in range(n)])) for n in range(1, BLEU_MAX_ORDER + 1)]
+def _ngram_counts(ids: list[int], base: int) -> list[Counter[int]]:
+    """Counts of the n-grams (n = 1..4) of a sequence of token ids below ``base``, each n-gram as one integer
+    (its ids as digits in base ``base``), computed by C iterators (``map`` over shifted views): no tuple and no
+    Python step per n-gram."""
+    counts = [Counter(ids)]
+    keys = ids
+    for n in range(2, BLEU_MAX_ORDER + 1):
+        keys = list(map(add, map(mul, keys, repeat(base)), ids[n - 1 :]))
+        counts.append(Counter(keys))
+    return counts
 
 
 @lru_cache(maxsize=256)  # rows of a paragraph come together; a few MB at most
-def _reference_ngrams(tokenized: str) -> tuple[list[str], list[Counter[tuple[str, ...]]]]:
-    """Tokens and n-gram counts of a tokenized reference, memoised: every question row of a SQuAD paragraph
-    carries the same original context."""
+def _reference_ngrams(tokenized: str) -> tuple[int, dict[str, int], list[Counter[int]]]:
+    """Length, token ids (from 1) and n-gram counts of a tokenized reference, memoised: every question row of a
+    SQuAD paragraph carries the same original context."""
     tokens = tokenized.split()
-    return tokens, _ngram_counts(tokens)
+    vocabulary = dict(zip(dict.fromkeys(tokens), count(1)))
+    return len(tokens), vocabulary, _ngram_counts(list(map(vocabulary.__getitem__, tokens)), len(vocabulary) + 1)
 
 
 def bleu_matches(ref: str, hyp: str) -> tuple[int, int, list[int]]:
     """Reference length, hypothesis length and sacrebleu's clipped n-gram matches (n = 1..4) of one pair of
     13a-tokenized lines: per order, ``min(hyp count, ref count)`` summed over the n-grams they share, as
-    ``sacrebleu.metrics.BLEU`` counts them (an unchanged line matches all its n-grams)."""
-    ref_tokens, ref_counts = _reference_ngrams(ref)
+    ``sacrebleu.metrics.BLEU`` counts them (an unchanged line matches all its n-grams).
+
+    Tokens are numbered by the reference's vocabulary; a hypothesis token the reference lacks is 0, so every
+    n-gram holding one is absent from the reference's counts and matches nothing, exactly as the word itself."""
+    ref_len, vocabulary, ref_counts = _reference_ngrams(ref)
     if hyp == ref:
-        return len(ref_tokens), len(ref_tokens), [max(len(ref_tokens) - n + 1, 0) for n in range(1, BLEU_MAX_ORDER + 1)]
+        return ref_len, ref_len, [max(ref_len - n + 1, 0) for n in range(1, BLEU_MAX_ORDER + 1)]
     hyp_tokens = hyp.split()
+    hyp_ids = list(map(vocabulary.get, hyp_tokens, repeat(0)))
     matches = []
-    for theirs, mine in zip(_ngram_counts(hyp_tokens), ref_counts):
+    for theirs, mine in zip(_ngram_counts(hyp_ids, len(vocabulary) + 1), ref_counts):
         common = theirs.keys() & mine.keys()
         matches.append(sum(map(min, map(theirs.__getitem__, common), map(mine.__getitem__, common))))
-    return len(ref_tokens), len(hyp_tokens), matches
+    return ref_len, len(hyp_tokens), matches
 
 
 @dataclass
@@ -174,10 +200,10 @@ class FieldScores:
         ref_chars, hyp_chars = ref.strip(), hyp.strip()
         self.ref_chars += len(ref_chars)
         if hyp == ref:  # an unchanged field (most rows of a low rate): no distance to compute
-            self.ref_words += len(_jiwer_words(ref))
+            self.ref_words += len(_reference_words(ref))
         else:
             self.char_errors += _char_distance(ref_chars, hyp_chars, likely_distance)
-            ref_words, hyp_words = _word_ids(_jiwer_words(ref), _jiwer_words(hyp))
+            ref_words, hyp_words = _word_ids(_reference_words(ref), _jiwer_words(hyp))
             self.word_errors += Levenshtein.distance(ref_words, hyp_words)
             self.ref_words += len(ref_words)
 
@@ -280,9 +306,6 @@ class ConfigStats:
 
     def add(self, rows_in: int, kept: Sequence[dict[str, Any]], dropped: Counter[str]) -> None:
         """Count one batch: ``rows_in`` source rows, the ``kept`` output rows, the drop reasons."""
-        from noisecraft.text_units import word_pattern
-
-        findall = word_pattern().findall
         self.rows_in += rows_in
         self.rows += len(kept)
         self.dropped.update(dropped)
@@ -290,7 +313,9 @@ class ConfigStats:
             edits = [e for e in row["noise_edits"] if e["original"] != e["replacement"]]  # only edits that change text
             self.rows_changed += bool(edits)
             self.edits += len(edits)
-            self.edits_by_kind.update(kind for e in edits for kind in dict.fromkeys(e["kind"].split("+")))
+            for kinds, times in Counter([e["kind"] for e in edits]).items():  # each distinct kind split once
+                for kind in dict.fromkeys(kinds.split("+")):
+                    self.edits_by_kind[kind] += times
             touched: Counter[str] = Counter()
             for e in row["noise_edits"]:
                 touched[e["field"]] += max(len(e["original"]), len(e["replacement"]))
@@ -301,7 +326,7 @@ class ConfigStats:
                     self.normalised[name].add(without_case_and_punctuation(_as_text(original)),
                                               without_case_and_punctuation(_as_text(row[name])))
                 if self.per_word:
-                    self.words += len(findall(_as_text(original)))
+                    self.words += _word_count(_as_text(original))
 
     def merge(self, other: ConfigStats) -> None:
         """Add another batch's or shard's counts."""
