@@ -15,7 +15,7 @@ import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
-from noisecraft import __version__
+from noisecraft.version import __version__
 from noisecraft.errors import ConfigError, NoisecraftError
 from noisecraft.extras import require
 
@@ -55,7 +55,7 @@ class _MovedOption(argparse.Action):
 
 
 def _parser() -> argparse.ArgumentParser:
-    from noisecraft.noise_models.registry import NOISE_MODELS
+    from noisecraft.noise_models.catalogue import LATEST
     from noisecraft.sources.registry import SOURCE_NAMES
 
     parser = argparse.ArgumentParser(
@@ -102,7 +102,7 @@ def _parser() -> argparse.ArgumentParser:
     noise.add_argument("--noise", action="append", metavar="SPEC",
                        help="noise model with its parameters, repeatable: NAME[@VERSION][(key=value, ...)], "
                             "several chained with '|' (default: keyboard). Models: "
-                            f"{', '.join(f'{m.name}@{m.version}' for m in NOISE_MODELS.values())}; "
+                            f"{', '.join(f'{name}@{version}' for name, version in LATEST.items())}; "
                             "`noisecraft noises` lists their parameters")
     noise.add_argument("--seed", type=int, help="random seed (default: 0, or the recipe's seeds)")
     noise.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="sets",
@@ -372,16 +372,17 @@ def cmd_layouts(args: argparse.Namespace) -> int:
 
 
 def cmd_noises(args: argparse.Namespace) -> int:
-    from noisecraft.noise_models.registry import NOISE_MODELS, VERSIONS
+    from noisecraft.noise_models.catalogue import LATEST, entries
 
-    for (name, version), model in sorted(VERSIONS.items()):
-        caps = model.capabilities
-        summary = " ".join((model.__doc__ or "").strip().split("\n\n")[0].split())
-        print(f"{name}@{version}{'' if NOISE_MODELS[name] is model else ' (older version, still buildable)'}: {summary}")
-        print(f"  input {caps.input}; edits {caps.edit_log}; {'protects' if caps.protects_spans else 'cannot protect'} "
-              f"labelled spans{'; deterministic' if caps.deterministic else ''}")
-        for spec in model.param_specs():
-            print(f"  {spec.name} ({spec.type_text()}, default {spec.default!r}): {spec.help}")
+    for noise_id, entry in entries().items():
+        name, _, version = noise_id.partition("@")
+        older = "" if LATEST[name] == int(version) else " (older version, still buildable)"
+        print(f"{noise_id}{older}: {entry['summary']}")
+        print(f"  input {entry['input']}; edits {entry['edit_log']}; "
+              f"{'protects' if entry['protects_spans'] else 'cannot protect'} labelled spans"
+              f"{'; deterministic' if entry['deterministic'] else ''}")
+        for spec in entry["params"]:
+            print(f"  {spec['name']} ({spec['type']}, default {spec['default']}): {spec['help']}")
         print()
     return 0
 

@@ -15,7 +15,6 @@ import os
 import socket
 import threading
 import time
-import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -41,6 +40,8 @@ def offline_by_setting() -> bool:
 def endpoint_address() -> tuple[str, int]:
     """``(host, port)`` a Hub request first connects to: the HTTPS proxy when one applies, else the
     endpoint itself (``HF_ENDPOINT``, default ``https://huggingface.co``)."""
+    import urllib.request  # here, not at the top: it costs `noisecraft --help` 25 ms (http.client, email)
+
     from huggingface_hub import constants
 
     endpoint = urlsplit(constants.ENDPOINT)

@@ -15,7 +15,7 @@ from typing import Any
 from noisecraft.edits import Edit, Noised, Span, remap_span
 from noisecraft.errors import ConfigError
 from noisecraft.labels import LabelLayout, entity_strings
-from noisecraft.noise_models.base import NoiseModel, PairText, run_steps
+from noisecraft.noise_models.base import NoiseModel, PairText
 
 TOKEN_SEPARATOR = " "
 
@@ -145,7 +145,7 @@ def _noise_field(model: NoiseModel, texts: list[Any], seed: int, ids: list[str],
     """Run the model on one field of a batch; a deterministic model sees each distinct input once
     (SQuAD contexts repeat about five times)."""
     if not model.capabilities.deterministic or model.capabilities.by_id or model.capabilities.by_label:
-        return run_steps(model, texts, seed, ids, name, protected, labels)
+        return model.run_steps(texts, seed, ids, name, protected, labels)
     slots: dict[tuple[Any, tuple[Span, ...]], int] = {}
     first: list[int] = []
     where = []
@@ -155,8 +155,8 @@ def _noise_field(model: NoiseModel, texts: list[Any], seed: int, ids: list[str],
             slots[key] = len(first)
             first.append(i)
         where.append(slots[key])
-    unique = run_steps(model, [texts[i] for i in first], seed, [ids[i] for i in first], name,
-                       [protected[i] for i in first])
+    unique = model.run_steps([texts[i] for i in first], seed, [ids[i] for i in first], name,
+                                  [protected[i] for i in first])
     return [unique[k] for k in where]
 
 

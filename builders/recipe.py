@@ -35,7 +35,7 @@ from typing import Any
 
 from noisecraft.errors import ConfigError
 from noisecraft.noise_models.registry import model_class, noise_from_table
-from noisecraft.pipeline import ConfigRequest
+from noisecraft.config_request import ConfigRequest
 from noisecraft.repo import SEMVER
 
 TOP_KEYS = {"name", "version", "description", "configs"}

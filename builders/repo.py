@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from noisecraft import __version__
+from noisecraft.version import __version__
 from noisecraft.errors import ConfigError
 
 MANIFEST = "noisecraft.json"

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from noisecraft import __version__
+from noisecraft.version import __version__
 from noisecraft.errors import ConfigError
 from noisecraft.extras import require
 from noisecraft.harness.breakdowns import noise_breakdowns

@@ -261,7 +261,19 @@ class NoiseModel:
         keys = [str(i) for i in range(len(texts))] if ids is None else [str(i) for i in ids]
         if len(keys) != len(texts):
             raise ConfigError(f"{len(keys)} ids for {len(texts)} texts")
-        return run_steps(self, list(texts), seed, keys, field, protected, labels)
+        return self.run_steps(list(texts), seed, keys, field, protected, labels)
+
+    def run_steps(self, texts: list[Any], seed: int, ids: Sequence[str], field: str,
+                  protected: Sequence[Sequence[Span]] | None, labels: Sequence[Any] | None = None) -> list[Noised]:
+        """Apply the model with per-example streams (a chain overrides this to run each step on its own streams)."""
+        rngs = step_rngs(self, seed, ids, field, 0)
+        spans = protected if protected and any(protected) else None
+        extra: dict[str, Any] = {}
+        if self.capabilities.by_id:
+            extra["ids"] = ids
+        if self.capabilities.by_label:
+            extra["labels"] = labels
+        return self.apply(texts, rngs, spans, **extra)
 
     def augment(self, texts: Sequence[Any], seed: int = 0, ids: Sequence[str] | None = None) -> list[str]:
         """The noisy texts only (see :meth:`__call__`)."""
@@ -274,22 +286,3 @@ def step_rngs(model: NoiseModel, seed: int, ids: Sequence[str], field: str, step
     noise_id, digest = model.noise_id, model.digest()
     key = field if step == 0 else f"{field}#step{step}"
     return [example_rng(seed, noise_id, digest, example_id, key) for example_id in ids]
-
-
-def run_steps(model: NoiseModel, texts: list[Any], seed: int, ids: Sequence[str], field: str,
-              protected: Sequence[Sequence[Span]] | None, labels: Sequence[Any] | None = None) -> list[Noised]:
-    """Apply a model (or each step of a chain) with per-example, per-step streams."""
-    steps = model.steps()
-    if len(steps) == 1:
-        rngs = step_rngs(model, seed, ids, field, 0)
-        spans = protected if protected and any(protected) else None
-        extra: dict[str, Any] = {}
-        if model.capabilities.by_id:
-            extra["ids"] = ids
-        if model.capabilities.by_label:
-            extra["labels"] = labels
-        return model.apply(texts, rngs, spans, **extra)
-    from noisecraft.noise_models.chain import run_chain
-
-    return run_chain(steps, texts, seed, ids, field, protected)
-

@@ -90,29 +90,28 @@ class NoiseChain(NoiseModel):
 
     def apply(self, texts: Sequence[Any], rngs: Sequence[ExampleRng],
               protected: Sequence[Sequence[Span]] | None = None, ids: Sequence[str] | None = None) -> list[Noised]:
-        raise ConfigError("a chain draws one stream per step: call it through noisecraft.noise_models.base.run_steps")
+        raise ConfigError("a chain draws one stream per step: call it through NoiseChain.run_steps")
 
-
-def run_chain(steps: Sequence[NoiseModel], texts: list[str], seed: int, ids: Sequence[str], field: str,
-              protected: Sequence[Sequence[Span]] | None) -> list[Noised]:
-    """Run each step on the previous step's output; edits composed against the original text."""
-    current = list(texts)
-    logs: list[tuple] = [() for _ in texts]
-    spans = [list(p) for p in protected] if protected else [[] for _ in texts]
-    failures: list[str | None] = [None] * len(texts)
-    for index, model in enumerate(steps):
-        rngs = step_rngs(model, seed, ids, field, index)
-        extra = {"ids": ids} if model.capabilities.by_id else {}
-        results = model.apply(current, rngs, spans if any(spans) else None, **extra)
-        for i, noised in enumerate(results):
-            if failures[i] is not None:
-                continue
-            if noised.failure is not None:
-                failures[i] = noised.failure
-                continue
-            logs[i] = compose(texts[i], logs[i], noised.edits)
-            # spans move with the text; one an edit went through is no longer protected by later steps
-            spans[i] = [moved for s, e in spans[i] if (moved := remap_span(s, e, noised.edits)) is not None]
-            current[i] = noised.text
-    return [Noised(texts[i], (), failures[i]) if failures[i] is not None else Noised(current[i], tuple(logs[i]))
-            for i in range(len(texts))]
+    def run_steps(self, texts: list[Any], seed: int, ids: Sequence[str], field: str,
+                  protected: Sequence[Sequence[Span]] | None, labels: Sequence[Any] | None = None) -> list[Noised]:
+        """Run each step on the previous step's output; edits composed against the original text."""
+        current = list(texts)
+        logs: list[tuple] = [() for _ in texts]
+        spans = [list(p) for p in protected] if protected else [[] for _ in texts]
+        failures: list[str | None] = [None] * len(texts)
+        for index, model in enumerate(self.models):
+            rngs = step_rngs(model, seed, ids, field, index)
+            extra = {"ids": ids} if model.capabilities.by_id else {}
+            results = model.apply(current, rngs, spans if any(spans) else None, **extra)
+            for i, noised in enumerate(results):
+                if failures[i] is not None:
+                    continue
+                if noised.failure is not None:
+                    failures[i] = noised.failure
+                    continue
+                logs[i] = compose(texts[i], logs[i], noised.edits)
+                # spans move with the text; one an edit went through is no longer protected by later steps
+                spans[i] = [moved for s, e in spans[i] if (moved := remap_span(s, e, noised.edits)) is not None]
+                current[i] = noised.text
+        return [Noised(texts[i], (), failures[i]) if failures[i] is not None else Noised(current[i], tuple(logs[i]))
+                for i in range(len(texts))]
