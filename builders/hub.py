@@ -26,7 +26,7 @@ from noisecraft.errors import ConfigError
 #: Hub must fail in well under 3 s, start-up included.
 PROBE_TIMEOUT = 1.5
 UNREACHABLE = "the Hugging Face Hub cannot be reached (offline?)"
-LOCAL_COPY_HINT = "pass --data-file with a local copy in the original release format"
+LOCAL_COPY_HINT = "pass data_file= / --data-file with a local copy in the original release format"
 _TRUE = {"1", "ON", "YES", "TRUE"}
 
 
@@ -136,7 +136,7 @@ def load_hub_dataset(hub_id: str, config: str | None, split: str | None, revisio
 
     Hub reachable: the real call. Not reachable: the same call in offline mode, which serves a copy
     from the local datasets/Hub caches and fails at once (no retries) when there is none. ``hint``
-    says what to do instead (sources: pass --data-file).
+    says what to do instead (sources: pass a local data file).
     """
     start_probe()
     import datasets  # ~1 s: the probe runs meanwhile

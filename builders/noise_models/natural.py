@@ -370,8 +370,8 @@ def function_words(lang: str) -> frozenset[str]:
     """The closed-class words of a language shipped in ``builders/wordlists/<lang>.txt``."""
     path = Path(str(resources.files("noisecraft") / "wordlists" / f"{lang}.txt"))
     if not path.is_file():
-        raise ConfigError(f"no function-word list for {lang!r}: --where function/content needs "
-                          f"builders/wordlists/{lang}.txt (or use --where listed --word-list FILE)")
+        raise ConfigError(f"no function-word list for {lang!r}: where=function/content needs "
+                          f"builders/wordlists/{lang}.txt (or use where=listed, word_list=FILE)")
     return _word_list(path)
 
 

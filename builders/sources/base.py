@@ -134,9 +134,9 @@ class SourceAdapter:
         split = split or self.info.default_split
         if data_file is not None:
             if revision is not None:
-                raise ConfigError("--revision pins a Hub dataset; it does not apply to --data-file")
+                raise ConfigError("revision= / --revision pins a Hub dataset; it does not apply to a local data file")
             if not data_file.is_file():
-                raise ConfigError(f"--data-file {data_file} does not exist or is not a file")
+                raise ConfigError(f"data file {data_file} does not exist or is not a file")
             rows = self.read_file(data_file, lang, split)
             return SourceData(self.info, lang, split, str(data_file), rows, self.features())
         # through noisecraft.hub: an unreachable Hub is a clear error in about a second, not ~25 s of retries;
