@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from noisecraft.version import __version__
+from noisecraft.version import __version__ as __version__
 
 _API = ("noise", "perturb", "build", "build_recipe", "chain", "LabelLayout")
 

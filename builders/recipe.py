@@ -33,9 +33,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from noisecraft.config_request import ConfigRequest
 from noisecraft.errors import ConfigError
 from noisecraft.noise_models.registry import model_class, noise_from_table
-from noisecraft.config_request import ConfigRequest
 from noisecraft.repo import SEMVER
 
 TOP_KEYS = {"name", "version", "description", "configs"}

@@ -23,8 +23,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from noisecraft.version import __version__
 from noisecraft.errors import ConfigError
+from noisecraft.version import __version__
 
 MANIFEST = "noisecraft.json"
 FORMAT = 1

@@ -1,5 +1,6 @@
-"""The package version (and the default version of a dataset it builds), in a module of its own so that library modules (the repo manifest, the CLI, the
-harness) can read it without importing the package face (``noisecraft/__init__``), which reaches the API."""
+"""The package version (and the default version of a dataset it builds), in a module of its own so that
+library modules (the repo manifest, the CLI, the harness) can read it without importing the package face
+(``noisecraft/__init__``), which reaches the API."""
 
 __version__ = "0.2.0"
 

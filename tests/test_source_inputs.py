@@ -31,12 +31,13 @@ from noisecraft import hub
 from noisecraft.errors import ConfigError, InputError
 from noisecraft.pipeline import ConfigRequest, build_config
 from noisecraft.repo import DatasetRepo
-from noisecraft.sources.base import text_lines, tsv_rows
+from noisecraft.sources.base import tsv_rows
 from noisecraft.sources.glue import TASKS, parse_glue_tsv
 from noisecraft.sources.registry import ADAPTERS, demo_file, load_source
 from noisecraft.sources.squad import parse_squad_json
 from noisecraft.sources.wikiann import parse_rahimi
 from noisecraft.sources.xnli import parse_xnli_tsv
+from noisecraft.text_files import text_lines
 
 from conftest import corpus
 
@@ -606,6 +607,6 @@ def test_cli_without_offline_setting_fails_fast_when_the_hub_is_unreachable(tmp_
     assert result.returncode != 0 and not (tmp_path / "out").exists()
     [message] = result.stderr.strip().splitlines()
     assert message.startswith("noisecraft: error: the Hugging Face Hub cannot be reached (offline?) and nyu-mll/glue (mrpc) "
-                              "split 'validation' cannot be loaded from the local datasets cache: pass data_file= / --data-file with a "
-                              "local copy in the original release format")
+                              "split 'validation' cannot be loaded from the local datasets cache: pass data_file= / --data-file "
+                              "with a local copy in the original release format")
     assert elapsed < 10, f"took {elapsed:.1f} s: retrying instead of failing fast?"
