@@ -7,8 +7,8 @@ build's label check all read tags here, so they agree on what an entity is:
   (IOB1, as CoNLL-2003 writes it, and seqeval's default reading of a model's ill-formed output);
 * any tag that is neither ``B-`` nor ``I-`` (``O``, or another scheme's ``E-``/``S-``) is outside an entity.
 
-The label contract (DESIGN.md, contract 4) is checked on the *output*: a token-tag row keeps one tag per
-token and valid IOB2 (:func:`is_valid_bio`), or it is dropped with a reason.
+:func:`is_valid_bio` reads tag *names*, the form an output row's tags and a model's predictions take, so the
+label contract (DESIGN.md, contract 4: one tag per token, valid IOB2) is checked on what a build writes.
 """
 
 from __future__ import annotations
