@@ -3,7 +3,6 @@ models, checked against direct computations with torch; fingerprint rules; batch
 
 from __future__ import annotations
 
-import importlib
 import importlib.util
 from typing import Any
 
@@ -14,23 +13,15 @@ from noisecraft.runtime import postprocess
 from noisecraft.runtime.heads import Embeddings, Head, Importance, Probabilities, load_head
 from tests.tiny_models import ONE_WORD, tiny_model
 
+from conftest import OnFirstUse
+
 # checked and imported without paying torch's import (seconds) when the suite is only collected
 pytestmark = pytest.mark.skipif(any(importlib.util.find_spec(m) is None for m in ("torch", "transformers")),
                                 reason="torch and transformers are not installed")
 
 
-class _OnFirstUse:
-    """A module imported on its first attribute access."""
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-    def __getattr__(self, attribute: str) -> Any:
-        return getattr(importlib.import_module(self.name), attribute)
-
-
-torch: Any = _OnFirstUse("torch")
-transformers: Any = _OnFirstUse("transformers")
+torch: Any = OnFirstUse("torch")
+transformers: Any = OnFirstUse("transformers")
 
 PAIRS = [("the river flows", "a city of rivers"), ("who wrote the novel", "what is the capital"),
          ("how many people", "live in the city")]
