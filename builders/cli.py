@@ -3,7 +3,7 @@
 The application layer: it parses arguments and calls the Python face (``nc.build``, ``nc.build_recipe``,
 ``nc.evaluate``) and the miners' registry, so a bad request gets the same one-line message from both.
 Checks here are about the arguments only (a recipe with ``--source``). Nothing heavy is imported before
-a command runs: ``noisecraft --help`` lists models and sources from their catalogues, not their modules.
+a command runs: ``noisecraft --help`` lists the noise models from their catalogue, not their modules.
 """
 
 from __future__ import annotations
@@ -29,9 +29,16 @@ EPILOG = """examples:
   noisecraft build --source wikiann --lang th --noise keyboard --protect-entities --out out/
   noisecraft mine wikiedits hiwiki-pages-meta-history.xml.bz2 --lang hi --out wikiedits-hi/
   noisecraft mine gec official-2014.combined.m2 ABCN.dev.gold.bea19.m2 --out gec-confusions/
+  noisecraft mine misspellings wikipedia_for_machines.txt --keyboard-only --out misspellings-en/
+  noisecraft mine reduplication tweets.csv --lexicon positive-words.txt negative-words.txt --out redup-en/
   noisecraft build --source xquad --lang hi --noise 'wikiedit(dictionary=wikiedits-hi/)' --out out/
   noisecraft evaluate --dataset out/ --model deepset/roberta-base-squad2 --out report/
+  noisecraft publish out/ --repo-id my-org/xquad-noisy
   noisecraft noises
+  noisecraft layouts
+
+In Python, nc.build(...) and nc.build_recipe(...) (import noisecraft as nc) do what `noisecraft build` does,
+with the same checks and messages; noisecraft.mining.registry.mine(...) does what `noisecraft mine` does.
 """
 
 #: Options of noisecraft < 0.2 that are now noise parameters, and what to write instead.
