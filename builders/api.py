@@ -18,12 +18,15 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from noisecraft.config_request import ConfigRequest
 from noisecraft.errors import ConfigError
 from noisecraft.labels import LabelLayout
 from noisecraft.noise_models.base import NoiseModel
 from noisecraft.noise_models.registry import chain, create, parse_noise
-from noisecraft.noising import NoiseJob, field_inputs, perturb_rows
-from noisecraft.pipeline import BuiltConfig, ConfigRequest, build_all, output_features
+from noisecraft.noising import NoiseJob, check_text_fields, perturb_rows, prepare_field
+from noisecraft.pipeline import BuiltConfig, build_all, output_features
+from noisecraft.recipe import load_recipe, requests
+from noisecraft.version import DEFAULT_DATASET_VERSION
 
 if TYPE_CHECKING:
     import datasets
@@ -46,26 +49,49 @@ def perturb(dataset: datasets.Dataset, model: NoiseModel | str, fields: Sequence
 
     Each row's randomness comes from its ``id_column`` (which must be unique), so the result is the
     same for any ``num_proc`` and ``batch_size``. ``labels`` says where labels live (answer spans,
-    token tags, text pairs) so they stay valid; rows that cannot be kept valid are dropped, and a
-    warning says how many and why. The output has the columns of a built challenge set.
+    token tags, text pairs, class label) so they stay valid; rows that cannot be kept valid are dropped,
+    and a warning says how many and why. The output has the columns of a built challenge set (an empty
+    dataset gives an empty one with those columns).
+
+    A dataset that already has a column perturb writes (``original_<field>``, ``noise_edits``, ...) is
+    refused rather than overwritten: perturbing a challenge set again would lose its clean text or its edit
+    log. Chain the models on the clean set instead (``nc.noise("misspelling | keyboard")``): the chain keeps
+    the clean text and one edit log against it. Bad values (a field that is not text, a lone surrogate) are
+    a one-line error naming the row id and the field.
     """
+    import datasets
+
     model = parse_noise(model) if isinstance(model, str) else model
+    if isinstance(fields, str):
+        raise ConfigError(f"fields is a list of column names: fields=[{fields!r}]")
+    layout = labels or LabelLayout()
+    job = NoiseJob(model, seed, tuple(fields), layout, protect_entities, "the dataset")
     if id_column not in dataset.column_names:
         raise ConfigError(f"the dataset has no {id_column!r} column; pass id_column= (a column of unique ids)")
-    ids = dataset[id_column]
-    if len(set(ids)) != len(ids):
-        raise ConfigError(f"column {id_column!r} has duplicate values: every row needs its own random stream")
-    job = NoiseJob(model, seed, tuple(fields), labels or LabelLayout(), protect_entities, "the dataset")
     if id_column != "id" and "id" in dataset.column_names:
         raise ConfigError("the dataset has an 'id' column and id_column names another one: rename one of them")
+    check_text_fields(dataset.features, job.fields, layout, "the dataset")
+    ids = dataset[id_column]
+    if None in ids:
+        raise ConfigError(f"column {id_column!r} has an empty id (row {ids.index(None)}): every row needs its own id")
+    if len(set(map(str, ids))) != len(ids):
+        raise ConfigError(f"column {id_column!r} has duplicate values: every row needs its own random stream")
     out_features = output_features(dataset.features, job.fields, model)
+    own = datasets.Features({name: dataset.features[name] for name in job.fields})
+    clash = [name for name in output_features(own, job.fields, model) if name not in own and name in dataset.column_names]
+    if clash:
+        raise ConfigError(f"the dataset already has a column {clash[0]!r}, which perturb writes: it looks like a "
+                          "challenge set already. Perturb the clean set with a chain instead (e.g. "
+                          "nc.noise('misspelling | keyboard'): one edit log against the clean text), or remove the column")
+    if dataset.num_rows == 0:
+        return datasets.Dataset.from_dict({name: [] for name in out_features}, features=out_features)
     dropped: Counter[str] = Counter()
     if model.capabilities.model_based:  # the whole field through the model first, as builds do
         rows = dataset.to_list()
         for row in rows:
             row["id"] = str(row[id_column])
         for name in job.fields:
-            model.prepare(field_inputs(job, rows, name)[0], [row["id"] for row in rows])
+            prepare_field(job, rows, name)
 
     def batch(columns: Mapping[str, list[Any]]) -> dict[str, list[Any]]:
         names = list(columns)
@@ -89,15 +115,19 @@ def perturb(dataset: datasets.Dataset, model: NoiseModel | str, fields: Sequence
 def build(source: str, noise: NoiseModel | str | Sequence[NoiseModel | str] = "keyboard", out: str | Path = "noisecraft-out",
           *, lang: str | Sequence[str] = "en", split: str | None = None, data_file: str | Path | None = None,
           revision: str | None = None, seed: int = 0, fields: Sequence[str] | None = None,
-          config_name: str | None = None, protect_entities: bool = False, version: str = "1.0.0",
+          config_name: str | None = None, protect_entities: bool = False, version: str = DEFAULT_DATASET_VERSION,
           pretty_name: str | None = None, num_proc: int = 1, batch_size: int = 1000, overwrite: bool = False,
           progress: bool = True) -> list[BuiltConfig]:
-    """Exactly what ``noisecraft build --source ...`` does: one config per language x noise into ``out``.
-    ``data_file`` may hold ``{lang}``."""
+    """One config per language x noise into ``out``; ``noisecraft build --source ...`` calls exactly this.
+    ``data_file`` may hold ``{lang}`` (it must, for several languages)."""
     langs = [lang] if isinstance(lang, str) else list(lang)
     noises = [noise] if isinstance(noise, (str, NoiseModel)) else list(noise)
+    if not langs or not noises:
+        raise ConfigError("give at least one language and one noise")
     if config_name and len(langs) * len(noises) > 1:
-        raise ConfigError("config_name names a single config: give one language and one noise")
+        raise ConfigError("config_name= / --config-name names a single config: give one language and one noise")
+    if data_file is not None and len(langs) > 1 and "{lang}" not in str(data_file):
+        raise ConfigError("several languages with one data_file= / --data-file: put '{lang}' in its path")
     requests = [ConfigRequest(source=source, noise=n, lang=code, split=split,
                               data_file=Path(str(data_file).replace("{lang}", code)) if data_file else None,
                               revision=revision, seed=seed, fields=tuple(fields) if fields else None,
@@ -108,15 +138,16 @@ def build(source: str, noise: NoiseModel | str | Sequence[NoiseModel | str] = "k
 
 
 def build_recipe(path: str | Path, out: str | Path, *, data_dir: str | Path | None = None, seed: int | None = None,
-                 sets: Sequence[str] = (), num_proc: int = 1, batch_size: int = 1000, overwrite: bool = False,
+                 sets: Sequence[str] = (), version: str | None = None, pretty_name: str | None = None,
+                 num_proc: int = 1, batch_size: int = 1000, overwrite: bool = False,
                  progress: bool = True) -> list[BuiltConfig]:
-    """Exactly what ``noisecraft build RECIPE.toml`` does."""
-    from noisecraft.recipe import load_recipe, requests
-
+    """Every config of a recipe into ``out``; ``noisecraft build RECIPE.toml`` calls exactly this. ``seed`` and
+    ``sets`` (``key=value``) override the recipe; ``version`` and ``pretty_name`` default to the recipe's."""
     recipe = load_recipe(Path(path), seed, sets)
-    return build_all(Path(out), requests(recipe, Path(data_dir) if data_dir else None), version=recipe.version,
-                     pretty_name=recipe.pretty_name, recipe=recipe.table, num_proc=num_proc, batch_size=batch_size,
-                     overwrite=overwrite, progress=progress)
+    return build_all(Path(out), requests(recipe, Path(data_dir) if data_dir else None),
+                     version=version or recipe.version, pretty_name=pretty_name or recipe.pretty_name,
+                     recipe=recipe.table, num_proc=num_proc, batch_size=batch_size, overwrite=overwrite,
+                     progress=progress)
 
 
 __all__ = ["LabelLayout", "build", "build_recipe", "chain", "noise", "perturb"]

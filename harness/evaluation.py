@@ -17,7 +17,6 @@ from typing import Any
 
 import numpy as np
 
-from noisecraft import __version__
 from noisecraft.errors import ConfigError
 from noisecraft.extras import require
 from noisecraft.harness.breakdowns import noise_breakdowns
@@ -36,6 +35,7 @@ from noisecraft.harness.scoring import (
 )
 from noisecraft.harness.squad_metric import NORMALISATIONS
 from noisecraft.harness.tasks import CLASSIFICATION, QA, TOKENS
+from noisecraft.version import __version__
 
 
 def evaluate(dataset: str | Path, models: Sequence[str | ModelRequest], configs: Sequence[str] | None = None, *,
@@ -144,7 +144,7 @@ def _run_model(model: EvalModel, data: list[ConfigData], settings: StatsSettings
         position += 2 * n
         scored = _score(d, clean, noisy, mappings[d.name], settings)
         run.scored.append((model.label, d, scored))
-        run.results.append({**model.ref.record(), "config": d.name, "lang": d.lang, "noise": d.noise, "task": d.task.kind,
+        run.results.append({**model.ref.fingerprint(), "config": d.name, "lang": d.lang, "noise": d.noise, "task": d.task.kind,
                             "n": n, "primary_metric": d.task.primary_metric, "metrics": scored.metrics,
                             "breakdowns": noise_breakdowns(d.edit_counts, d.cer, scored.clean_parts, scored.noisy_parts)})
         run.predictions.append((model.label, d.name, scored.columns))

@@ -190,8 +190,7 @@ def test_deterministic_models_compute_each_distinct_input_once(monkeypatch, tmp_
     seen = []
     sort = nc.noise("sort")
     original = type(sort).apply
-    monkeypatch.setattr(type(sort), "apply", lambda self, texts, rngs, protected=None: seen.append(len(texts))
-                        or original(self, texts, rngs, protected))
+    monkeypatch.setattr(type(sort), "apply", lambda self, batch: seen.append(len(batch)) or original(self, batch))
     build_all(tmp_path, [ConfigRequest(source="demo", noise=sort, fields=("question",))], progress=False)
     data = load_source("demo", "en")
     assert sum(seen) == len({row["question"] for row in data.rows})
@@ -287,7 +286,7 @@ def test_hub_revision_is_passed_on(monkeypatch, tmp_path):
     assert calls == ["v1.2"]
     spec = json.loads((tmp_path / "noisecraft.json").read_text())["configs"][built.name]["spec"]
     assert spec["revision"] == "v1.2"
-    with pytest.raises(ConfigError, match="--revision pins a Hub dataset"):
+    with pytest.raises(ConfigError, match="revision= / --revision pins a Hub dataset"):
         nc.build("glue/mrpc", noise="swap", revision="v1", data_file=REPO / "README.md", out=tmp_path / "x", progress=False)
 
 

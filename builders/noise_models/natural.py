@@ -37,7 +37,7 @@ from __future__ import annotations
 import hashlib
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
@@ -46,13 +46,14 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from noisecraft.citations import LENGTHENING_CITATION, NOISEQA_CITATION, WIKIEDIT_CITATION
-from noisecraft.edits import Edit, Noised, Span, noised_from_edits, overlaps
+from noisecraft.edits import Edit, Noised, noised_from_edits, overlaps
 from noisecraft.errors import ConfigError
 from noisecraft.noise_dictionary import NoiseDictionary, dictionary_from_rows, read_dictionary_rows
-from noisecraft.noise_models.base import NoiseModel
+from noisecraft.noise_models.base import NoiseInput, NoiseModel
 from noisecraft.noise_models.per_word import noise_each_word
 from noisecraft.params import param
 from noisecraft.seeding import ExampleRng
+from noisecraft.text_files import text_lines
 from noisecraft.text_units import SEGMENTED_LANGUAGES, segmentation_note, word_pattern, word_spans
 
 PLACEMENTS = ("all", "function", "content", "listed")
@@ -184,8 +185,8 @@ class WikiEditNoise(_DictionaryNoise):
                 f"random order and those in the dictionary are replaced by a mined noisy form, drawn by probability, "
                 f"until {self.rate:.0%} of the words are replaced or no candidate is left (see the achieved edit rate).")
 
-    def apply(self, texts: Sequence[str], rngs: Sequence[ExampleRng],
-              protected: Sequence[Sequence[Span]] | None = None) -> list[Noised]:
+    def apply(self, batch: NoiseInput) -> list[Noised]:
+        texts, rngs, protected = batch.texts, batch.rngs, batch.protected
         dictionary = self._dictionary
         finditer = word_pattern().finditer
         results = []
@@ -327,8 +328,8 @@ class WikiEditNoiseV2(WikiEditNoise):
                             "the rest (drop_unedited=false keeps them unchanged).")
         return warnings
 
-    def apply(self, texts: Sequence[str], rngs: Sequence[ExampleRng],
-              protected: Sequence[Sequence[Span]] | None = None) -> list[Noised]:
+    def apply(self, batch: NoiseInput) -> list[Noised]:
+        texts, rngs, protected = batch.texts, batch.rngs, batch.protected
         dictionary = self._dictionary
         results = []
         for index, text in enumerate(texts):
@@ -359,19 +360,16 @@ class WikiEditNoiseV2(WikiEditNoise):
 
 
 def _word_list(path: Path) -> frozenset[str]:
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read word list: {exc}") from exc
-    return frozenset(line.strip().lower() for line in lines if line.strip() and not line.startswith("#"))
+    return frozenset(line.strip().lower() for _, line in text_lines(path, what="word list")
+                     if line.strip() and not line.startswith("#"))
 
 
 def function_words(lang: str) -> frozenset[str]:
     """The closed-class words of a language shipped in ``builders/wordlists/<lang>.txt``."""
     path = Path(str(resources.files("noisecraft") / "wordlists" / f"{lang}.txt"))
     if not path.is_file():
-        raise ConfigError(f"no function-word list for {lang!r}: --where function/content needs "
-                          f"builders/wordlists/{lang}.txt (or use --where listed --word-list FILE)")
+        raise ConfigError(f"no function-word list for {lang!r}: where=function/content needs "
+                          f"builders/wordlists/{lang}.txt (or use where=listed, word_list=FILE)")
     return _word_list(path)
 
 
@@ -421,9 +419,8 @@ class MisspellingNoise(_DictionaryNoise):
             return None
         return 0, len(word), match_case(word, self._dictionary.sample(key, rng))
 
-    def apply(self, texts: Sequence[str], rngs: Sequence[ExampleRng],
-              protected: Sequence[Sequence[Span]] | None = None) -> list[Noised]:
-        return noise_each_word(texts, rngs, protected, self.rate, self._misspell, "misspelling")
+    def apply(self, batch: NoiseInput) -> list[Noised]:
+        return noise_each_word(batch.texts, batch.rngs, batch.protected, self.rate, self._misspell, "misspelling")
 
 
 @dataclass(frozen=True)
@@ -463,6 +460,5 @@ class ReduplicationNoise(_DictionaryNoise):
         i = positions[rng.below(len(positions))]
         return 0, len(word), word[: i + 1] + word[i] * self.extra_letters + word[i + 1 :]
 
-    def apply(self, texts: Sequence[str], rngs: Sequence[ExampleRng],
-              protected: Sequence[Sequence[Span]] | None = None) -> list[Noised]:
-        return noise_each_word(texts, rngs, protected, self.rate, self._lengthen, "reduplication")
+    def apply(self, batch: NoiseInput) -> list[Noised]:
+        return noise_each_word(batch.texts, batch.rngs, batch.protected, self.rate, self._lengthen, "reduplication")
