@@ -24,13 +24,14 @@ from noisecraft.noise_models.destructive import (
     SortWords,
     SortWordsV2,
 )
-from noisecraft.noise_models.grammar import GrammarErrors
+from noisecraft.noise_models.grammar import GrammarErrors, GrammarErrorsV2
 from noisecraft.noise_models.grammar_attack import GrammarAttack
 from noisecraft.noise_models.interface_artefacts import (
     DropContentWords,
     DropFunctionWords,
     DropPunctuation,
     DropQuestionMark,
+    LowercaseStart,
     ReplaceEntity,
 )
 from noisecraft.noise_models.keyboard import KeyboardTypos, KeyboardTyposV2
@@ -46,8 +47,8 @@ VERSIONS: dict[tuple[str, int], type[NoiseModel]] = {
                   ReverseWords, ShuffleWords, CopySort,
                   KeyboardTyposV2, SwapTyposV2, SortWordsV2, ReverseWordsV2, ShuffleWordsV2, CopySortV2,
                   RoundTripTranslation, NaturalTranslation,
-                  SpeechInterfaceNoise, DropPunctuation, DropQuestionMark, DropFunctionWords, DropContentWords,
-                  ReplaceEntity, GrammarErrors, GrammarAttack)
+                  SpeechInterfaceNoise, DropPunctuation, DropQuestionMark, DropFunctionWords, DropContentWords, LowercaseStart,
+                  ReplaceEntity, GrammarErrors, GrammarErrorsV2, GrammarAttack)
 }
 #: The newest version of each model, by name.
 NOISE_MODELS: dict[str, type[NoiseModel]] = {name: VERSIONS[name, max(v for n, v in VERSIONS if n == name)]
