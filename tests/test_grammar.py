@@ -259,7 +259,7 @@ def test_spec_checks_language_and_records_the_tagger(model, confusions, nltk_dat
     assert seeded["tagger"] == "nltk:averaged_perceptron_tagger_eng" and len(seeded["tagger_digest"]) == 16
     assert "confusions_digest" in seeded and "nltk_data" not in seeded  # folders enter by content, not by path
     assert model.provenance()["wordnet"] == "3.0"
-    assert nc.noise(f"grammar(confusions='{confusions}', nltk_data='{nltk_data}', tagger=nltk)") == model
+    assert nc.noise(f"grammar@1(confusions='{confusions}', nltk_data='{nltk_data}', tagger=nltk)") == model
 
 
 def test_auto_tagger_is_nltk_without_spacy(monkeypatch):
