@@ -24,7 +24,7 @@ from typing import Any
 from noisecraft.errors import ConfigError, InputError
 from noisecraft.noise_models.base import NoiseModel
 from noisecraft.noise_models.registry import format_noise, parse_noise
-from noisecraft.noising import NoiseJob, field_inputs, perturb_rows
+from noisecraft.noising import NoiseJob, check_text_fields, perturb_rows, prepare_field
 from noisecraft.repo import DatasetRepo, check_name
 from noisecraft.sources.base import SourceData
 from noisecraft.sources.registry import load_source
@@ -269,6 +269,7 @@ def build_config(repo: DatasetRepo, request: ConfigRequest, *, num_proc: int = 1
     if missing:
         raise ConfigError(f"field {missing[0]!r} is not a column of {info.name}; columns: {', '.join(data.features)}")
     job = NoiseJob(model, request.seed, tuple(fields), info.labels, request.protect_entities, info.name)
+    check_text_fields(data.features, job.fields, info.labels, info.name)
     name = check_name("config", request.config_name or default_config_name(request.source, request.lang, model,
                                                                            request.seed))
     spec = {"source": info.name, "lang": request.lang, "split": data.split, "fields": list(job.fields),
@@ -282,9 +283,8 @@ def build_config(repo: DatasetRepo, request: ConfigRequest, *, num_proc: int = 1
     columns: dict[str, Counter[Any]] = {}
 
     if model.capabilities.model_based:  # every input of the split through the model at once (see Capabilities)
-        ids = [str(row["id"]) for row in data.rows]
         for field_name in job.fields:
-            model.prepare(field_inputs(job, data.rows, field_name)[0], ids, progress)
+            prepare_field(job, data.rows, field_name, progress)
 
     def tables() -> Iterator[Any]:
         for result in run_batches(job, data, features, num_proc, batch_size, progress, desc=name):
@@ -331,7 +331,13 @@ def _file_identity(path: Path | None) -> dict[str, str] | None:
     """A local source file by name and sha256 (never its absolute path: cards are shared)."""
     if path is None:
         return None
-    return {"name": Path(path).name, "sha256": hashlib.sha256(Path(path).read_bytes()).hexdigest()}
+    path = Path(path)
+    if path.is_dir():  # a source read from a folder (a word-list lexicon): its files' names and bytes, in order
+        digest = hashlib.sha256()
+        for file in sorted(p for p in path.rglob("*") if p.is_file()):
+            digest.update(str(file.relative_to(path)).encode("utf-8") + b"\0" + file.read_bytes())
+        return {"name": f"{path.name}/", "sha256": digest.hexdigest()}
+    return {"name": path.name, "sha256": hashlib.sha256(path.read_bytes()).hexdigest()}
 
 
 def _check_not_empty(stats: ConfigStats, origin: str) -> None:

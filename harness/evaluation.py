@@ -147,7 +147,7 @@ def _run_model(model: EvalModel, data: list[ConfigData], settings: StatsSettings
         position += 2 * n
         scored = _score(d, clean, noisy, mappings[d.name], settings)
         run.scored.append((model.label, d, scored))
-        run.results.append({**model.ref.record(), "config": d.name, "lang": d.lang, "noise": d.noise, "task": d.task.kind,
+        run.results.append({**model.ref.fingerprint(), "config": d.name, "lang": d.lang, "noise": d.noise, "task": d.task.kind,
                             "n": n, "primary_metric": d.task.primary_metric, "metrics": scored.metrics,
                             "noise_id": d.noise_id, "params": d.params,
                             "breakdowns": noise_breakdowns(d.edit_counts, d.cer, scored.clean_parts, scored.noisy_parts,

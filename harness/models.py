@@ -63,15 +63,15 @@ class EvalModel:
     @property
     def label(self) -> str:
         """How tables name the model (a local folder by its last part)."""
-        return self.ref.record()["model"]
+        return self.ref.fingerprint()["model"]
 
     def record(self) -> dict[str, Any]:
         """The model as results.json records it."""
-        return {**self.ref.record(), "task": self.task, "device": self.placement.device, "dtype": self.placement.dtype}
+        return {**self.ref.fingerprint(), "task": self.task, "device": self.placement.device, "dtype": self.placement.dtype}
 
     def namespace(self, settings: dict[str, Any]) -> dict[str, Any]:
         """The prediction cache's namespace: everything besides the input that decides an output."""
-        return {**self.ref.record(), "settings": settings, "dtype": self.placement.dtype, "device": self.placement.kind,
+        return {**self.ref.fingerprint(), "settings": settings, "dtype": self.placement.dtype, "device": self.placement.kind,
                 "versions": library_versions("torch", "transformers")}
 
 

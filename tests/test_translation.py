@@ -138,9 +138,9 @@ def test_an_interrupted_run_keeps_the_batches_it_finished(monkeypatch):
 def test_a_local_folder_is_recorded_by_content_digest_and_its_name():
     ref = resolve_model(str(tiny_model("marian-en-de")))
     assert ref.local and ref.revision.startswith("sha256:") and ref.hub_revision is None
-    assert ref.record()["model"] == "marian-en-de"
+    assert ref.fingerprint()["model"] == "marian-en-de"
     provenance = round_trip().provenance()
-    assert provenance["forward"]["model"] == ref.record()
+    assert provenance["forward"]["model"] == ref.fingerprint()
     assert provenance["forward"]["dtype"] == "float32" and provenance["forward"]["device"] == "cpu"
     assert provenance["forward"]["decode"]["num_beams"] == 4
     assert "transformers" in provenance["forward"]["libraries"]
@@ -291,11 +291,12 @@ def test_natural_translation_builds_rows_paired_by_id(tmp_path):
 @pytest.mark.parametrize("lang", XQUAD_LANGS)
 def test_every_xquad_language_pairs_every_english_id(lang):
     """XQuAD ids are parallel: each of the 1190 English questions has its counterpart in every language."""
+    from noisecraft.sources.join import joined_texts
     from noisecraft.sources.registry import load_source
 
     english = load_source("xquad", "en", "validation", corpus("xquad/xquad.en.json")).rows
     model = nc.noise("natural-translation", from_lang=lang, data_file=str(corpus(f"xquad/xquad.{lang}.json")),
                      model=str(tiny_model("marian-de-en")))
-    questions = model.parallel_questions([row["id"] for row in english])
+    questions = joined_texts(model.join(), [row["id"] for row in english])
     assert len(questions) == len(english) == 1190
     assert sum(q == row["question"] for q, row in zip(questions, english)) < 20  # another language, not a copy

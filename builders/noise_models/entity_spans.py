@@ -137,7 +137,7 @@ class EntityTagger:
         return self._cache.get()
 
     def identity(self) -> dict[str, Any]:
-        return {"tagger": "transformers token-classification", **self.ref.record(), "aggregation": "simple",
+        return {"tagger": "transformers token-classification", **self.ref.fingerprint(), "aggregation": "simple",
                 "device": self.placement.kind, "dtype": self.placement.dtype,
                 "libraries": library_versions("torch", "transformers")}
 

@@ -172,13 +172,13 @@ class TransformersWhisperRecogniser:
                                                                    local_files_only=ref.local)
         languages = getattr(generation, "lang_to_id", None) or {}
         if not getattr(generation, "is_multilingual", False) and lang != "en":
-            raise ConfigError(f"Whisper checkpoint {ref.record()['model']!r} is English-only: it cannot recognise {lang!r}")
+            raise ConfigError(f"Whisper checkpoint {ref.fingerprint()['model']!r} is English-only: it cannot recognise {lang!r}")
         if languages and f"<|{lang}|>" not in languages:
-            raise ConfigError(f"Whisper checkpoint {ref.record()['model']!r} does not recognise {lang!r}")
+            raise ConfigError(f"Whisper checkpoint {ref.fingerprint()['model']!r} does not recognise {lang!r}")
         return cls(model, revision, lang, batch_size, _placement(device, dtype), ref)
 
     def identity(self) -> dict[str, Any]:
-        return {"engine": "transformers-whisper", **self.ref.record(), "lang": self.lang,
+        return {"engine": "transformers-whisper", **self.ref.fingerprint(), "lang": self.lang,
                 "decode": {"task": "transcribe", "num_beams": 1, "do_sample": False, "window_s": 30,
                            "batch_size": self.batch_size},
                 "device": self.placement.kind, "dtype": self.placement.dtype,

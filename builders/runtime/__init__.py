@@ -7,7 +7,15 @@ evaluation harness (DESIGN.md "Model runtime").
 * :mod:`.batching` forms length-bucketed batches under a token budget and returns results in input
   order, with a progress bar in items/s;
 * :mod:`.cache` is the content-addressed on-disk cache of model outputs, so a new seed, a new config
-  or a re-run repeats no model call.
+  or a re-run repeats no model call;
+* :mod:`.heads` is the one path that runs an encoder (classification probabilities, QA spans, word labels,
+  entities, mean-pooled embeddings, gradient importance), with the pure post-processors of
+  :mod:`.postprocess` (import ``noisecraft.runtime.heads``: it needs numpy); :mod:`.seq2seq` generates with
+  sequence-to-sequence models.
+
+Every model runner names two things the same way: its **fingerprint** (what decides its outputs: model +
+resolved revision + settings + precision + library versions; the cache key; never the device or the batch
+size) and its **provenance** (the fingerprint plus the device, as cards and reports record it).
 
 Nothing here imports torch at module level: ``import noisecraft.runtime`` is cheap; the functions
 that need torch import it (and say which extra to install when it is missing).

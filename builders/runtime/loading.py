@@ -43,21 +43,40 @@ class ModelRef:
         """What ``from_pretrained`` gets as ``revision``: the resolved commit (``None`` for a folder)."""
         return None if self.local else self.revision
 
-    def record(self) -> dict[str, str]:
-        """How cards and caches name it (a local folder by its last part: cards are shared)."""
+    def fingerprint(self) -> dict[str, str]:
+        """The model's part of a fingerprint (what decides an output): its name and resolved revision; a
+        local folder by its last part (cards are shared), its content by the digest."""
         return {"model": Path(self.name).name if self.local else self.name, "revision": self.revision}
 
 
+#: Seconds within which a file changed too recently for its stat stamp to be trusted (file systems keep
+#: coarse timestamps): such a folder is hashed again instead of read from the memo.
+_DOUBT_SECONDS = 2.0
+
+
 def folder_digest(folder: Path) -> str:
-    """``sha256:`` of a folder's files (relative names and contents), in a stable order."""
+    """``sha256:`` of a folder's files (relative names and contents), in a stable order.
+
+    Hashing gigabytes of weights on every call would be slow, so digests are memoised per process by each
+    file's inode, size, mtime **and ctime**: a file replaced by another of the same size and mtime (copied
+    over, or renamed into place) changes its inode or ctime, which ``os.utime`` cannot set back. A folder
+    with a file changed in the last :data:`_DOUBT_SECONDS` seconds is hashed again (timestamps too coarse to
+    tell two writes apart).
+    """
+    import time
+
+    folder = folder.resolve()
     files = [(p, p.stat()) for p in sorted(folder.rglob("*")) if p.is_file()]
-    return _folder_digest(folder.resolve(), tuple((str(p), info.st_size, info.st_mtime_ns) for p, info in files))
+    stamps = tuple((str(p), info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns) for p, info in files)
+    newest = max((max(info.st_mtime_ns, info.st_ctime_ns) for _, info in files), default=0)
+    if time.time_ns() - newest < _DOUBT_SECONDS * 1e9:
+        return _hash_folder(folder, stamps)
+    return _memoised_folder_digest(folder, stamps)
 
 
-@functools.cache
-def _folder_digest(folder: Path, stamps: tuple[tuple[str, int, int], ...]) -> str:
+def _hash_folder(folder: Path, stamps: tuple[tuple[Any, ...], ...]) -> str:
     digest = hashlib.sha256()
-    for name, _, _ in stamps:
+    for name, *_ in stamps:
         path = Path(name)
         digest.update(str(path.relative_to(folder)).encode("utf-8") + b"\0")
         with path.open("rb") as handle:
@@ -66,15 +85,19 @@ def _folder_digest(folder: Path, stamps: tuple[tuple[str, int, int], ...]) -> st
     return f"sha256:{digest.hexdigest()}"
 
 
+_memoised_folder_digest = functools.cache(_hash_folder)
+
+
 def resolve_model(name: str, revision: str | None = None) -> ModelRef:
     """Resolve a Hub id (+ revision) or a local folder; a model that cannot be had is a clear error."""
     folder = Path(name).expanduser()
-    if folder.is_dir():
+    if folder.is_dir():  # a relative folder is made absolute first: its files are named relative to it
+        folder = folder.resolve()
         if revision:
             raise ConfigError(f"{name} is a local folder: it has no revision (its files' digest is recorded instead)")
         if not (folder / "config.json").is_file():
             raise ConfigError(f"{name} is a folder without config.json: not a saved model")
-        return ModelRef(str(folder.resolve()), folder_digest(folder), local=True)
+        return ModelRef(str(folder), folder_digest(folder), local=True)
     if name.count("/") > 1 or name.startswith((".", "/", "~")):
         raise ConfigError(f"model {name!r}: no such folder, and not a Hugging Face Hub id")
     return ModelRef(name, _hub_commit(name, revision), local=False)

@@ -48,7 +48,7 @@ class Seq2SeqGenerator:
 
     def namespace(self) -> dict[str, Any]:
         """What besides the input decides an output: model and revision, decoding, precision, libraries."""
-        return {"model": self.ref.record(), "decode": vars(self.decode), "dtype": self.placement.dtype,
+        return {"model": self.ref.fingerprint(), "decode": vars(self.decode), "dtype": self.placement.dtype,
                 "libraries": library_versions("torch", "transformers")}
 
     def provenance(self) -> dict[str, Any]:
