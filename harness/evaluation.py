@@ -24,7 +24,7 @@ from noisecraft.harness.breakdowns import noise_breakdowns
 from noisecraft.harness.challenge_set import ConfigData, open_challenge_set
 from noisecraft.harness.label_mapping import LabelMapping, class_mapping, tag_mapping
 from noisecraft.harness.models import EvalModel, ModelRequest, load_model
-from noisecraft.harness.paired_stats import clustered_bootstrap
+from noisecraft.harness.paired_stats import Statistic, clustered_bootstrap
 from noisecraft.harness.predictors import predictor_for
 from noisecraft.harness.result import EvaluationResult
 from noisecraft.harness.scoring import (
@@ -186,9 +186,9 @@ def _by_language(scored: list[tuple[str, ConfigData, ScoredConfig]], settings: S
     """The main score of each model per language over the rows of all its configs in that language.
 
     The configs of a folder share their source rows (four noises of the same 872 sentences), so their rows
-    are not independent: the interval is a clustered bootstrap with the source example (row id) as the
-    cluster (source, split and row id), and significance is that interval excluding 0 (McNemar's test assumes independent pairs and is
-    not used here). Per-config tests are in the tables above.
+    are not independent: the interval is a clustered bootstrap with the source example (source, split and
+    row id) as the cluster, and significance is that interval excluding 0 (McNemar's test assumes independent
+    pairs and is not used here). Per-config tests are in the tables above.
     """
     groups: dict[tuple[str, str], list[tuple[ConfigData, ScoredConfig]]] = {}
     for label, data, result in scored:
@@ -228,12 +228,15 @@ def compare_models(scored: list[tuple[str, ConfigData, ScoredConfig]], settings:
                     binary = a.clean_correct is not None and b.clean_correct is not None
                     entry[side] = _relabel(settings.compare(statistic_of(mine), statistic_of(theirs), len(data.ids),
                                                             mine if binary else None, theirs if binary else None))
-                drop = {m: statistic_of(s.clean_parts) for m, s in (("a", a), ("b", b))}
-                falls = {m: statistic_of(s.noisy_parts) for m, s in (("a", a), ("b", b))}
-                entry["drop"] = _relabel(settings.compare(lambda index: drop["a"](index) - falls["a"](index),
-                                                          lambda index: drop["b"](index) - falls["b"](index), len(data.ids)))
+                entry["drop"] = _relabel(settings.compare(_drop_of(a), _drop_of(b), len(data.ids)))
                 comparisons.append(entry)
     return comparisons
+
+
+def _drop_of(scored: ScoredConfig) -> Statistic:
+    """A model's clean - noisy main score over each resample (to compare two models' drops)."""
+    clean, noisy = statistic_of(scored.clean_parts), statistic_of(scored.noisy_parts)
+    return lambda index: clean(index) - noisy(index)
 
 
 def _relabel(comparison: dict[str, Any]) -> dict[str, Any]:

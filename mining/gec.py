@@ -35,9 +35,10 @@ words (Trans) and word order (Worder) are mostly phrases (``on the other hand``,
 counting minimal edits only put them at half their share of the same file (CoNLL-2014: Trans 2.2 % instead
 of 5.2 %, Worder 1.0 % instead of 3.5 %). Edits that are not minimal are rows of operation ``type-only``:
 they count towards the distribution and never towards w_ij (:mod:`noisecraft.grammar.confusions` reads
-them so; a table mined before has no such rows and reads as before). For the closed-class types the pair (correct i, learner's j) counts towards w_ij only when both words are in the
-paper's reference set (Table 1, :data:`~noisecraft.grammar.error_types.REFERENCE_SETS`; ``∅`` for an
-inserted or missing word); pairs outside it are counted in the card. Words are lower-cased.
+them so; a table mined before has no such rows and reads as before). For the closed-class types the pair
+(correct i, learner's j) counts towards w_ij only when both words are in the paper's reference set
+(Table 1, :data:`~noisecraft.grammar.error_types.REFERENCE_SETS`; ``∅`` for an inserted or missing word);
+pairs outside it are counted in the card. Words are lower-cased.
 
 The result is a noise dictionary (``lang``, ``correct``, ``noisy``, ``count``, ``probability``) with the
 columns ``error_type``, ``operation`` and ``tags``; ``∅`` stands for "no word". Its card shows the type
@@ -87,8 +88,8 @@ GEC_COLUMN_DOCS = {
                   "error-type distribution",
     "operation": "what the noise does to the correct text: `substitution`, `insertion` (correct is ∅: the learner "
                  "added a word), `deletion` (noisy is ∅: the learner left a word out) or `swap` (two words in the "
-                 "wrong order); `type-only`: an edit that is not minimal (a phrase, a word outside the reference set), counted in "
-                 "the type distribution only",
+                 "wrong order); `type-only`: an edit that is not minimal (a phrase, a word outside the reference "
+                 "set), counted in the type distribution only",
     "tags": "the corpus tags the pair was annotated with (NUCLE and/or ERRANT)",
 }
 

@@ -103,7 +103,7 @@ def test_configs_sharing_rows_are_resampled_by_example_not_by_row():
 
 def test_tiny_samples_are_shown_but_not_tested():
     comparison = {"difference": 1.0, "ci": [1.0, 1.0], "significant": False, "n": 1}
-    assert difference(comparison) == f"+100.0 [+100.0, +100.0] (too few rows: n = 1)"
+    assert difference(comparison) == "+100.0 [+100.0, +100.0] (too few rows: n = 1)"
     assert "too few" not in difference({**comparison, "n": MIN_ROWS})
     assert difference({**comparison, "n": MIN_ROWS}).endswith("n.s.")
 

@@ -5,11 +5,12 @@ counts words as the paper's code does, as the text's whitespace tokens (:func:`w
 measures the paper's "words modified" in the same unit, per row, in ``noise_tokens_modified``), and guards
 Vform (see :mod:`noisecraft.grammar.operations`); ``grammar@1`` counted the tagger's tokens (punctuation
 split off, so raw text such as MRPC got more errors than the paper's) and stays buildable as it was.
-Each attempt draws an error type from the mined type distribution, then a free site of that type (closed-class sites by how often their word goes wrong, others uniformly), then
-the error by its weight (see :mod:`noisecraft.grammar.operations`). As in the authors' code, an attempt
-whose type has no free site in the text makes no error, and a word is changed at most once; the card's
-achieved edit rate says how many errors were made. ``grammar@2`` draws the site among all the sites of the
-type, and an attempt on a word already changed makes no error.
+Each attempt draws an error type from the mined type distribution, then a free site of that type
+(closed-class sites by how often their word goes wrong, others uniformly), then the error by its weight
+(see :mod:`noisecraft.grammar.operations`). As in the authors' code, an attempt whose type has no free site
+in the text makes no error, and a word is changed at most once; the card's achieved edit rate says how
+many errors were made. ``grammar@2`` draws the site among all the sites of the type, and an attempt on a
+word already changed makes no error.
 
 Edits are recorded as character spans of the kind of their error type (``ArtOrDet``, ..., ``Worder``; a
 swap is two edits, one per word, as it changes two words). Protected spans (answers, entity tokens with
@@ -235,8 +236,8 @@ class GrammarErrorsV2(GrammarErrors):
         return (f"Words modified, as Yin et al. (2020) count them (whitespace tokens an error touches over the "
                 f"sentence's whitespace tokens, averaged over rows): {100 * share['sum'] / share['rows']:.2f} %.")
 
-    def apply(self, texts: Sequence[str], rngs: Sequence[ExampleRng],
-              protected: Sequence[Sequence[Span]] | None = None) -> list[Noised]:
+    def apply(self, batch: NoiseInput) -> list[Noised]:
+        texts, rngs, protected = batch.texts, batch.rngs, batch.protected
         runtime = self._runtime
         finder = self.finder(self.keep_tokens, precise_vform=True)
         results = []

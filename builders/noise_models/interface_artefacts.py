@@ -230,8 +230,8 @@ class LowercaseStart(NoiseModel):
                 "writes a sentence (97 % of NoiseQA's ASR questions start lower-case); `I` and words with another "
                 "capital (`NFL`, `iPhone`) keep their case, and so does a name (no tagger is used).")
 
-    def apply(self, texts: Sequence[str], rngs: Sequence[ExampleRng],
-              protected: Sequence[Sequence[Span]] | None = None) -> list[Noised]:
+    def apply(self, batch: NoiseInput) -> list[Noised]:
+        texts, rngs, protected = batch.texts, batch.rngs, batch.protected
         results = []
         for index, (text, rng) in enumerate(zip(texts, rngs)):
             keep = protected[index] if protected else ()
