@@ -35,7 +35,7 @@ def _save(figure: Any, path: Path) -> Path:
     return path
 
 
-def _wrap(text: str, width: int = 24) -> str:
+def wrap_name(text: str, width: int = 24) -> str:
     """A long name on several lines, broken after ``-``, ``_``, ``/`` or a space where it can be (a part longer
     than a line is cut at ``width``), never cut off."""
     lines: list[str] = []
@@ -56,7 +56,7 @@ def clean_vs_noisy(record: dict[str, Any], path: Path) -> Path:
     tasks = [t for t in (QA, CLASSIFICATION, TOKENS) if any(r["task"] == t for r in record["results"])]
     models = list(dict.fromkeys(r["model"] for r in record["results"]))
     widest = max(len({r["config"] for r in record["results"] if r["task"] == t}) for t in tasks)
-    lines = max(_wrap(r["config"], 18).count("\n") + 1 for r in record["results"])
+    lines = max(wrap_name(r["config"], 18).count("\n") + 1 for r in record["results"])
     figure = _figure(max(6.5, 1.5 + widest * (0.6 + 0.55 * len(models))), (4.2 + 0.25 * lines) * len(tasks))
     axes = figure.subplots(len(tasks), 1, squeeze=False)[:, 0]
     for ax, task in zip(axes, tasks):
@@ -87,7 +87,7 @@ def clean_vs_noisy(record: dict[str, Any], path: Path) -> Path:
         ax.set_title(f"{TASK_TITLES[task]}: {metric}, clean vs noisy", fontsize=11)
         ax.set_ylabel(f"{metric} (%)")
         ax.set_ylim(0, 109)
-        ax.set_xticks(range(len(configs)), [_wrap(c, 18) for c in configs], fontsize=8)
+        ax.set_xticks(range(len(configs)), [wrap_name(c, 18) for c in configs], fontsize=8)
         ax.grid(axis="y", alpha=0.3)
     handles: dict[str, Any] = {}
     for ax in axes:  # one legend for the figure, below the bars, whatever the length of the tick labels
@@ -128,7 +128,7 @@ def score_vs_noise(record: dict[str, Any], path: Path) -> Path:
                           [max(0.0, 100 * b["noisy_ci"][1] - y) for y, (_, b) in zip(noisy, points)]] \
                     if all(b.get("noisy_ci") and b["noisy_ci"][0] is not None for _, b in points) else None
                 ax.errorbar(xs, noisy, yerr=errors, color=colour, marker="o", markersize=4, capsize=3,
-                            label=_wrap(r["config"], 40))
+                            label=wrap_name(r["config"], 40))
                 ax.plot(xs, [100 * b["clean"] for _, b in points], linestyle=":", color=colour, alpha=0.7)
             ax.set_xticks(range(len(labels)), labels, fontsize=8)
             ax.set_xlim(-0.5, max(len(labels) - 0.5, 0.5))
@@ -191,7 +191,7 @@ def score_vs_rate(record: dict[str, Any], path: Path) -> Path | None:
         ax.set_xlabel(sweep["param"], fontsize=9)
         ax.set_ylabel(f"{name} (%)", fontsize=9)
         ax.set_ylim(-3, 103)
-        ax.set_title(_wrap(f"{sweep['model']}: {sweep['noise']} ({sweep['lang']}) by {sweep['param']}", 60), fontsize=9)
+        ax.set_title(wrap_name(f"{sweep['model']}: {sweep['noise']} ({sweep['lang']}) by {sweep['param']}", 60), fontsize=9)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8, title=f"bands: {ci_text(record)} bootstrap", title_fontsize=7)
     for ax in axes[len(sweeps):]:
@@ -223,7 +223,7 @@ def reliability(record: dict[str, Any], path: Path) -> Path | None:
         ax.set_ylim(-0.02, 1.02)
         ax.set_xlabel("mean confidence in the bin", fontsize=8)
         ax.set_ylabel("accuracy in the bin", fontsize=8)
-        ax.set_title(_wrap(f"{r['model']} on {r['config']}", 40), fontsize=8)
+        ax.set_title(wrap_name(f"{r['model']} on {r['config']}", 40), fontsize=8)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7, title="numbers: rows per bin", title_fontsize=6, loc="upper left")
     for ax in axes[len(results):]:

@@ -18,7 +18,7 @@ from noisecraft.harness.classification_metrics import expected_calibration_error
 from noisecraft.harness.display import MIN_ROWS
 from noisecraft.harness.label_mapping import class_mapping
 from noisecraft.harness.paired_stats import bootstrap_draws, clustered_bootstrap, compare, mean_of, paired_bootstrap
-from noisecraft.harness.plots import rate_sweeps
+from noisecraft.harness.plots import rate_sweeps, wrap_name
 from noisecraft.harness.report import difference, language_noise_table, summary_rows
 from noisecraft.harness.scoring import StatsSettings, score_classification
 from noisecraft.harness.tasks import CLASSIFICATION, TaskSpec
@@ -154,6 +154,13 @@ def test_language_by_noise_table_and_rate_sweeps():
     other = [_result("m", "k-other", "en", "keyboard@2", {"rate": 0.3, "mode": "uniform"}, 0.8, 0.5)]
     [found] = rate_sweeps(sweep + other + results[:1])
     assert found["param"] == "rate" and [value for value, _ in found["points"]] == [0.1, 0.2, 0.4]
+
+
+def test_long_config_names_wrap_and_are_never_cut():
+    name = "xquad-en-asr-espeak-en-gb-scotland-f3-whisper-base-lowercase-start"
+    wrapped = wrap_name(name, 18)
+    assert wrapped.replace("\n", "") == name and max(len(line) for line in wrapped.splitlines()) <= 18
+    assert wrapped.splitlines()[0] == "xquad-en-asr-"  # broken after a hyphen, not inside a word
 
 
 @pytest.fixture(scope="module")

@@ -200,8 +200,10 @@ def test_conll2014_gives_the_papers_types_and_article_confusions(tmp_path):
     assert distribution == {"ArtOrDet": "19.6%", "Prep": "16.1%", "Trans": "5.2%", "Nn": "10.8%", "SVA": "6.5%",
                             "Vform": "13.4%", "Wchoice": "25.1%", "Worder": "3.5%"}
     write_dictionary(tmp_path / "gec", mined)
-    confusions = load_confusions(str(tmp_path / "gec"))
+    confusions = load_confusions(str(tmp_path / "gec"), every_edit=True)  # grammar@2
     assert confusions.type_weights["Trans"] == 160 and confusions.type_weights["Worder"] == 108
+    before = load_confusions(str(tmp_path / "gec"))  # grammar@1 and grammar-attack@1: minimal edits, as before
+    assert before.type_weights["Trans"] == 48 and before.type_weights["Worder"] == 22
     assert set(confusions.rows["Trans"]) <= REFERENCE_SETS["Trans"]  # w_ij from minimal edits only
     rows = {(r["error_type"], r["correct"], r["noisy"]): r["count"] for r in mined.rows}
     # learners most often add "the" where no article belongs and drop "a" where one does
