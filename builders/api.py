@@ -55,6 +55,9 @@ def perturb(dataset: datasets.Dataset, model: NoiseModel | str, fields: Sequence
     ids = dataset[id_column]
     if len(set(ids)) != len(ids):
         raise ConfigError(f"column {id_column!r} has duplicate values: every row needs its own random stream")
+    class_label = labels.class_label if labels else None
+    class_names = getattr(dataset.features.get(class_label), "names", None) if class_label else None
+    model = model.for_labels(class_names) if class_names else model
     job = NoiseJob(model, seed, tuple(fields), labels or LabelLayout(), protect_entities, "the dataset")
     if id_column != "id" and "id" in dataset.column_names:
         raise ConfigError("the dataset has an 'id' column and id_column names another one: rename one of them")

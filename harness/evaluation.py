@@ -22,7 +22,7 @@ from noisecraft.errors import ConfigError
 from noisecraft.extras import require
 from noisecraft.harness.breakdowns import noise_breakdowns
 from noisecraft.harness.challenge_set import ConfigData, open_challenge_set
-from noisecraft.harness.label_mapping import LabelMapping, class_mapping, tag_mapping
+from noisecraft.runtime.labels import LabelMapping, class_mapping, tag_mapping
 from noisecraft.harness.models import EvalModel, ModelRequest, load_model
 from noisecraft.harness.predictors import predictor_for
 from noisecraft.harness.result import EvaluationResult

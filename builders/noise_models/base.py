@@ -222,6 +222,11 @@ class NoiseModel:
         revisions, decode settings, device and precision, library versions. Override (model-based)."""
         return {}
 
+    def for_labels(self, names: Sequence[str]) -> NoiseModel:
+        """This model for a dataset whose class label ``i`` is named ``names[i]`` (builds call it when the label
+        column has names): a model whose output depends on labels checks they fit. Others are unchanged."""
+        return self
+
     def prepare(self, texts: Sequence[Any], ids: Sequence[str] | None = None, progress: bool = True) -> None:
         """Compute (and cache) the model's outputs for every input of a split before the build runs
         its batches; :meth:`apply` then reads them back. Override (model-based models)."""
