@@ -4,9 +4,9 @@ A model is a Hub id with an optional revision (``org/name@v1.0`` or ``--model-re
 saved with ``save_pretrained``. :mod:`noisecraft.runtime` resolves it (the Hub commit, or a digest of the
 folder's files, is what the report records and the prediction cache is keyed by), picks device and
 precision, loads it once per process and runs it through its one head path
-(:class:`~noisecraft.runtime.heads.Head`: batching, caching, post-processing). The architecture in the model's ``config.json`` says its task
-(``...ForQuestionAnswering`` and so on): a model is only run on configs of that task, so a classifier
-checkpoint never gets a randomly initialised QA head.
+(:class:`~noisecraft.runtime.heads.Head`: batching, caching, post-processing). The architecture in the
+model's ``config.json`` says its task (``...ForQuestionAnswering`` and so on): a model is only run on
+configs of that task, so a classifier checkpoint never gets a randomly initialised QA head.
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 
 A cache is one SQLite file per *fingerprint*: everything besides the input that decides a model's
 output (model ids and resolved revisions, decode settings, precision, library versions that change
-numerics; never the device or the batch size). Entries are keyed by a digest of the input, so a new seed, another config of the same
-recipe, or a re-run after an interruption asks the model nothing it has answered before.
+numerics; never the device or the batch size). Entries are keyed by a digest of the input, so a new
+seed, another config of the same recipe, or a re-run after an interruption asks the model nothing it has answered before.
 
 SQLite gives the safety the build needs without a home-made format: each stored batch is one
 transaction (an interrupted run loses at most the batch in flight, never a half-written entry),
