@@ -31,7 +31,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("NOISECRAFT_CORPORA", str(Path(__file__).resolve().parents[2] / "shared" / "corpora"))
 
 from noisecraft.grammar.victim import VictimClassifier, load_victim  # noqa: E402
-from noisecraft.noise_models.base import PairText  # noqa: E402
+from noisecraft.noise_models.base import NoiseInput, PairText  # noqa: E402
 from noisecraft.noise_models.grammar_attack import GrammarAttack  # noqa: E402
 from noisecraft.seeding import example_rng  # noqa: E402
 from noisecraft.sources.glue import parse_glue_tsv  # noqa: E402
@@ -60,7 +60,7 @@ def run(model: GrammarAttack, texts, labels, victim) -> tuple[float, list]:
     model.runtime().__dict__["victim"] = victim  # the runtime's cached victim, swapped for this run
     rngs = [example_rng(0, model.noise_id, model.digest(), str(i), "sentence1") for i in range(len(texts))]
     start = time.perf_counter()
-    out = model.apply(texts, rngs, labels=labels)
+    out = model.apply(NoiseInput([p.text for p in texts], rngs, labels=labels, pairs=texts))
     return time.perf_counter() - start, out
 
 

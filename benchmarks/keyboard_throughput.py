@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 from noisecraft.errors import ConfigError
-from noisecraft.noise_models.base import NoiseModel
+from noisecraft.noise_models.base import NoiseInput, NoiseModel
 from noisecraft.noise_models.registry import create
 from noisecraft.pipeline import ConfigRequest, build_all
 from noisecraft.seeding import example_rng
@@ -54,7 +54,7 @@ def measure(model: NoiseModel, ids: list[str], texts: list[str], repeat: int) ->
         return [example_rng(0, noise_id, digest, i, "question") for i in ids]
 
     rngs_time = best_of(repeat, rngs)
-    return rngs_time, best_of(repeat, lambda: model.apply(texts, rngs())) - rngs_time
+    return rngs_time, best_of(repeat, lambda: model.apply(NoiseInput(texts, rngs()))) - rngs_time
 
 
 def main() -> None:

@@ -21,6 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from noisecraft.noise_models.base import prepare_steps
 from noisecraft.noise_models.speech import SpeechInterfaceNoise
 from noisecraft.noise_models.speech_asr import write_domain_lm
 from noisecraft.stats import field_scores, format_table, normalised_scores
@@ -42,7 +43,8 @@ def run(model: SpeechInterfaceNoise, questions: list[str]) -> tuple[float, float
     runtime.audio(questions)  # fills the audio cache
     synthesis = time.perf_counter() - start
     start = time.perf_counter()
-    model.prepare(questions, progress=False)  # audio from the cache: recognition only
+    # audio from the cache: recognition only
+    prepare_steps(model, questions, 0, [str(i) for i in range(len(questions))], "question", progress=False)
     recognition = time.perf_counter() - start
     return synthesis, recognition, [n.text for n in model(questions)]
 

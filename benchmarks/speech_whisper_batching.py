@@ -20,6 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from noisecraft.noise_models.base import prepare_steps
 from noisecraft.noise_models.speech import SpeechInterfaceNoise
 from noisecraft.stats import format_table
 
@@ -66,7 +67,7 @@ def main() -> None:
             model.runtime().audio(questions)  # synthesised once (cached), not timed
             model.runtime().recogniser.recognise(model.runtime().audio(questions[:1]))  # load the weights, warm up
             start = time.perf_counter()
-            model.prepare(questions, progress=False)
+            prepare_steps(model, questions, 0, [str(i) for i in range(len(questions))], "question", progress=False)
             seconds = time.perf_counter() - start
             outputs.append(model.augment(questions))
             placement = model.runtime().recogniser.placement

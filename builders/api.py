@@ -22,7 +22,7 @@ from noisecraft.errors import ConfigError
 from noisecraft.labels import LabelLayout
 from noisecraft.noise_models.base import NoiseModel
 from noisecraft.noise_models.registry import chain, create, parse_noise
-from noisecraft.noising import NoiseJob, field_inputs, perturb_rows
+from noisecraft.noising import NoiseJob, check_text_fields, perturb_rows, prepare_field
 from noisecraft.pipeline import BuiltConfig, ConfigRequest, build_all, output_features
 
 if TYPE_CHECKING:
@@ -46,29 +46,51 @@ def perturb(dataset: datasets.Dataset, model: NoiseModel | str, fields: Sequence
 
     Each row's randomness comes from its ``id_column`` (which must be unique), so the result is the
     same for any ``num_proc`` and ``batch_size``. ``labels`` says where labels live (answer spans,
-    token tags, text pairs) so they stay valid; rows that cannot be kept valid are dropped, and a
-    warning says how many and why. The output has the columns of a built challenge set.
+    token tags, text pairs, class label) so they stay valid; rows that cannot be kept valid are dropped,
+    and a warning says how many and why. The output has the columns of a built challenge set (an empty
+    dataset gives an empty one with those columns).
+
+    A dataset that already has a column perturb writes (``original_<field>``, ``noise_edits``, ...) is
+    refused rather than overwritten: perturbing a challenge set again would lose its clean text or its edit
+    log. Chain the models on the clean set instead (``nc.noise("misspelling | keyboard")``): the chain keeps
+    the clean text and one edit log against it. Bad values (a field that is not text, a lone surrogate) are
+    a one-line error naming the row id and the field.
     """
+    import datasets
+
     model = parse_noise(model) if isinstance(model, str) else model
+    if isinstance(fields, str):
+        raise ConfigError(f"fields is a list of column names: fields=[{fields!r}]")
+    layout = labels or LabelLayout()
+    class_names = getattr(dataset.features.get(layout.class_label), "names", None) if layout.class_label else None
+    model = model.for_labels(class_names) if class_names else model
+    job = NoiseJob(model, seed, tuple(fields), layout, protect_entities, "the dataset")
     if id_column not in dataset.column_names:
         raise ConfigError(f"the dataset has no {id_column!r} column; pass id_column= (a column of unique ids)")
-    ids = dataset[id_column]
-    if len(set(ids)) != len(ids):
-        raise ConfigError(f"column {id_column!r} has duplicate values: every row needs its own random stream")
-    class_label = labels.class_label if labels else None
-    class_names = getattr(dataset.features.get(class_label), "names", None) if class_label else None
-    model = model.for_labels(class_names) if class_names else model
-    job = NoiseJob(model, seed, tuple(fields), labels or LabelLayout(), protect_entities, "the dataset")
     if id_column != "id" and "id" in dataset.column_names:
         raise ConfigError("the dataset has an 'id' column and id_column names another one: rename one of them")
+    check_text_fields(dataset.features, job.fields, layout, "the dataset")
+    ids = dataset[id_column]
+    if None in ids:
+        raise ConfigError(f"column {id_column!r} has an empty id (row {ids.index(None)}): every row needs its own id")
+    if len(set(map(str, ids))) != len(ids):
+        raise ConfigError(f"column {id_column!r} has duplicate values: every row needs its own random stream")
     out_features = output_features(dataset.features, job.fields, model)
+    own = datasets.Features({name: dataset.features[name] for name in job.fields})
+    clash = [name for name in output_features(own, job.fields, model) if name not in own and name in dataset.column_names]
+    if clash:
+        raise ConfigError(f"the dataset already has a column {clash[0]!r}, which perturb writes: it looks like a "
+                          "challenge set already. Perturb the clean set with a chain instead (e.g. "
+                          "nc.noise('misspelling | keyboard'): one edit log against the clean text), or remove the column")
+    if dataset.num_rows == 0:
+        return datasets.Dataset.from_dict({name: [] for name in out_features}, features=out_features)
     dropped: Counter[str] = Counter()
     if model.capabilities.model_based:  # the whole field through the model first, as builds do
         rows = dataset.to_list()
         for row in rows:
             row["id"] = str(row[id_column])
         for name in job.fields:
-            model.prepare(field_inputs(job, rows, name)[0], [row["id"] for row in rows])
+            prepare_field(job, rows, name)
 
     def batch(columns: Mapping[str, list[Any]]) -> dict[str, list[Any]]:
         names = list(columns)

@@ -8,14 +8,15 @@ ordered and processed anywhere and the concatenated output is the same.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from noisecraft.edits import Edit, Noised, Span, remap_span
-from noisecraft.errors import ConfigError
+from noisecraft.errors import ConfigError, InputError
 from noisecraft.labels import LabelLayout, entity_strings
-from noisecraft.noise_models.base import NoiseModel, PairText, run_steps
+from noisecraft.noise_models.base import NoiseModel, PairText, prepare_steps, run_steps
+from noisecraft.noise_models.record import check_seed, text_problem
 
 TOKEN_SEPARATOR = " "
 
@@ -32,6 +33,7 @@ class NoiseJob:
     dataset: str = "the dataset"
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "seed", check_seed(self.seed))  # numpy integers too; rows record a plain int
         validate_fields(self.model, self.labels, self.fields, self.dataset)
 
 
@@ -39,6 +41,9 @@ def validate_fields(model: NoiseModel, labels: LabelLayout, fields: Sequence[str
     """Refuse combinations that cannot keep labels valid, before any work is done."""
     if not fields:
         raise ConfigError("no field to perturb")
+    repeated = sorted({name for name in fields if list(fields).count(name) > 1})
+    if repeated:
+        raise ConfigError(f"field {repeated[0]!r} is given more than once: give each field once")
     caps = model.capabilities
     tokens_column = labels.token_tags[0] if labels.token_tags else None
     for name in fields:
@@ -57,6 +62,37 @@ def validate_fields(model: NoiseModel, labels: LabelLayout, fields: Sequence[str
     if model.row_columns and len(fields) > 1:
         raise ConfigError(f"{model.noise_id} adds per-row columns ({', '.join(model.row_columns)}) for the one field it "
                           f"perturbs: give one field, not {len(fields)}")
+
+
+def check_text_fields(features: Mapping[str, Any], fields: Sequence[str], labels: LabelLayout, dataset: str) -> None:
+    """Each field must be a column of text (the token column of a token-tag task: a list of text), before any
+    row is read: a label, number or nested column is refused by name."""
+    tokens_column = labels.token_tags[0] if labels.token_tags else None
+    for name in fields:
+        if name not in features:
+            raise ConfigError(f"field {name!r} is not a column of {dataset}; columns: {', '.join(features)}")
+        feature = features[name]
+        inner = getattr(feature, "feature", None) if name == tokens_column else feature
+        if getattr(inner, "dtype", None) not in ("string", "large_string"):
+            kind = "a list of text" if name == tokens_column else "text"
+            raise ConfigError(f"field {name!r} of {dataset} is not a text column ({_describe_feature(feature)}); "
+                              f"a field to perturb must be {kind}")
+
+
+def _describe_feature(feature: Any) -> str:
+    dtype = getattr(feature, "dtype", None)
+    return f"{type(feature).__name__} of {dtype}" if dtype else type(feature).__name__
+
+
+def _check_text(value: Any, job: NoiseJob, row: Mapping[str, Any], name: str) -> Any:
+    """A row's field value, checked: text (a list of text for the token column), valid Unicode."""
+    where = f"row id {row['id']!r}"
+    items = value if isinstance(value, list) and job.labels.token_tags and name == job.labels.token_tags[0] else [value]
+    for item in items:
+        problem = text_problem(item)
+        if problem:
+            raise InputError(job.dataset, f"field {name!r} {problem}", where)
+    return value
 
 
 def _token_spans(tokens: Sequence[str]) -> list[Span]:
@@ -91,11 +127,8 @@ def perturb_rows(job: NoiseJob, rows: Sequence[dict[str, Any]]) -> tuple[list[di
     states = [_Row(row) for row in rows]
     tokens_column = labels.token_tags[0] if labels.token_tags else None
     ids = [str(row["id"]) for row in rows]
-    class_label = labels.class_label
-    row_labels = [row.get(class_label) for row in rows] if model.capabilities.by_label and class_label else None
     for name in job.fields:
-        texts, protected = field_inputs(job, rows, name)
-        results = _noise_field(model, texts, job.seed, ids, name, protected, row_labels)
+        results = _noise_field(model, field_inputs(job, rows, name), job.seed, ids, name)
         for state, row, noised in zip(states, rows, results):
             if state.drop is None:
                 _record(state, row, name, noised, job, tokens_column)
@@ -115,48 +148,76 @@ def perturb_rows(job: NoiseJob, rows: Sequence[dict[str, Any]]) -> tuple[list[di
     return kept, dropped
 
 
-def field_inputs(job: NoiseJob, rows: Sequence[dict[str, Any]], name: str) -> tuple[list[Any], list[list[Span]]]:
-    """What the model gets for field ``name`` of each row (the text, a pair, or the joined tokens of a
-    token-tag field) and the spans it must protect (answers; entity tokens when asked)."""
+@dataclass(frozen=True)
+class FieldInputs:
+    """What the rows of a batch give the model for one field: the texts (a pair for ``input="pair"`` models,
+    the joined tokens of a token-tag field), the spans to protect, the class labels (``None`` without a label
+    column) and, for a field of a pair task, the pair each text belongs to."""
+
+    texts: list[Any]
+    protected: list[list[Span]]
+    labels: list[Any] | None
+    pairs: list[PairText] | None
+
+
+def field_inputs(job: NoiseJob, rows: Sequence[dict[str, Any]], name: str) -> FieldInputs:
+    """What the model gets for field ``name`` of each row, and the spans it must protect (answers; entity
+    tokens when asked)."""
     labels = job.labels
     tokens_column = labels.token_tags[0] if labels.token_tags else None
+    pair_input = job.model.capabilities.input == "pair"
+    in_pair = not pair_input and labels.pair_fields is not None and name in labels.pair_fields
     texts: list[Any] = []
     protected: list[list[Span]] = []
     for row in rows:
+        if name not in row:
+            raise InputError(job.dataset, f"no field {name!r}", f"row id {row.get('id')!r}")
+        _check_text(row[name], job, row, name)
         if name == tokens_column:
             texts.append(TOKEN_SEPARATOR.join(row[name]))
             protected.append(_entity_spans(row, labels) if job.protect_entities else [])
-        elif job.model.capabilities.input == "pair":
+        elif pair_input:
             assert labels.pair_fields is not None
             texts.append((row[labels.pair_fields[0]], row[name]))
-            protected.append([])
-        elif job.model.capabilities.pair_context and labels.pair_fields and name in labels.pair_fields:
-            first, second = labels.pair_fields
-            texts.append(PairText(row[first], row[second], labels.pair_fields.index(name)))
             protected.append([])
         else:
             texts.append(row[name])
             protected.append(_answer_spans(row[labels.span_labels[name]]) if name in labels.span_labels else [])
-    return texts, protected
+    pairs = None
+    if in_pair:
+        assert labels.pair_fields is not None
+        first, second = labels.pair_fields
+        target = labels.pair_fields.index(name)
+        pairs = [PairText(row[first], row[second], target) for row in rows]
+    class_labels = [row.get(labels.class_label) for row in rows] if labels.class_label else None
+    return FieldInputs(texts, protected, class_labels, pairs)
 
 
-def _noise_field(model: NoiseModel, texts: list[Any], seed: int, ids: list[str], name: str,
-                 protected: list[list[Span]], labels: list[Any] | None = None) -> list[Noised]:
-    """Run the model on one field of a batch; a deterministic model sees each distinct input once
-    (SQuAD contexts repeat about five times)."""
-    if not model.capabilities.deterministic or model.capabilities.by_id or model.capabilities.by_label:
-        return run_steps(model, texts, seed, ids, name, protected, labels)
-    slots: dict[tuple[Any, tuple[Span, ...]], int] = {}
+def prepare_field(job: NoiseJob, rows: Sequence[dict[str, Any]], name: str, progress: bool = True) -> None:
+    """Hand a model-based model (every model-based step of a chain) all inputs of field ``name`` of the split
+    before the batches run (see :class:`~noisecraft.noise_models.base.Capabilities`)."""
+    inputs = field_inputs(job, rows, name)
+    prepare_steps(job.model, inputs.texts, job.seed, [str(row["id"]) for row in rows], name, inputs.protected,
+                  inputs.labels, inputs.pairs, progress)
+
+
+def _noise_field(model: NoiseModel, inputs: FieldInputs, seed: int, ids: list[str], name: str) -> list[Noised]:
+    """Run the model on one field of a batch; a deterministic model without a join sees each distinct row
+    input once (SQuAD contexts repeat about five times)."""
+    if not model.capabilities.deterministic or any(step.join() is not None for step in model.steps()):
+        return run_steps(model, inputs.texts, seed, ids, name, inputs.protected, inputs.labels, inputs.pairs)
+    slots: dict[tuple[Any, ...], int] = {}
     first: list[int] = []
     where = []
-    for i, (text, spans) in enumerate(zip(texts, protected)):
-        key = (text, tuple(spans))
+    for i, (text, spans) in enumerate(zip(inputs.texts, inputs.protected)):
+        key = (text, tuple(spans), inputs.labels[i] if inputs.labels else None, inputs.pairs[i] if inputs.pairs else None)
         if key not in slots:
             slots[key] = len(first)
             first.append(i)
         where.append(slots[key])
-    unique = run_steps(model, [texts[i] for i in first], seed, [ids[i] for i in first], name,
-                       [protected[i] for i in first])
+    pick = (lambda values: None if values is None else [values[i] for i in first])  # noqa: E731
+    unique = run_steps(model, pick(inputs.texts), seed, pick(ids), name, pick(inputs.protected), pick(inputs.labels),
+                       pick(inputs.pairs))
     return [unique[k] for k in where]
 
 

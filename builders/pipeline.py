@@ -24,7 +24,7 @@ from typing import Any
 from noisecraft.errors import ConfigError, InputError
 from noisecraft.noise_models.base import NoiseModel
 from noisecraft.noise_models.registry import format_noise, parse_noise
-from noisecraft.noising import NoiseJob, field_inputs, perturb_rows
+from noisecraft.noising import NoiseJob, check_text_fields, perturb_rows, prepare_field
 from noisecraft.repo import DatasetRepo, check_name
 from noisecraft.sources.base import SourceData
 from noisecraft.sources.registry import load_source
@@ -271,6 +271,7 @@ def build_config(repo: DatasetRepo, request: ConfigRequest, *, num_proc: int = 1
     class_names = getattr(data.features.get(info.class_label), "names", None) if info.class_label else None
     model = model.for_labels(class_names) if class_names else model
     job = NoiseJob(model, request.seed, tuple(fields), info.labels, request.protect_entities, info.name)
+    check_text_fields(data.features, job.fields, info.labels, info.name)
     name = check_name("config", request.config_name or default_config_name(request.source, request.lang, model,
                                                                            request.seed))
     spec = {"source": info.name, "lang": request.lang, "split": data.split, "fields": list(job.fields),
@@ -284,9 +285,8 @@ def build_config(repo: DatasetRepo, request: ConfigRequest, *, num_proc: int = 1
     columns: dict[str, Counter[Any]] = {}
 
     if model.capabilities.model_based:  # every input of the split through the model at once (see Capabilities)
-        ids = [str(row["id"]) for row in data.rows]
         for field_name in job.fields:
-            model.prepare(field_inputs(job, data.rows, field_name)[0], ids, progress)
+            prepare_field(job, data.rows, field_name, progress)
 
     def tables() -> Iterator[Any]:
         for result in run_batches(job, data, features, num_proc, batch_size, progress, desc=name):

@@ -91,3 +91,42 @@ def test_params_enter_the_seed():
     a = nc.noise("keyboard", rate=0.5).augment(text, seed=1)
     b = nc.noise("keyboard", rate=0.5000001).augment(text, seed=1)
     assert a != b  # mutation: params digest left out of the seed (same draws, same thresholds almost everywhere)
+
+
+def _chain_job(fields=("sentence2",)):
+    from recording_model import Recorder
+
+    from noisecraft.labels import LabelLayout
+    from noisecraft.noising import NoiseJob
+
+    layout = LabelLayout(pair_fields=("sentence1", "sentence2"), class_label="label")
+    return NoiseJob(nc.chain(nc.noise("keyboard", rate=1.0), Recorder()), 0, fields, layout)
+
+
+CHAIN_ROWS = [{"id": "a", "sentence1": "The cat sat on the mat .", "sentence2": "A cat was sitting there .", "label": 1},
+              {"id": "b", "sentence1": "It rained all day .", "sentence2": "The sun was out .", "label": 0}]
+
+
+def test_a_chain_forwards_labels_ids_and_the_noisy_pair_to_its_last_step():
+    from recording_model import SEEN
+
+    from noisecraft.noising import perturb_rows
+
+    SEEN.clear()
+    kept, _ = perturb_rows(_chain_job(), CHAIN_ROWS)
+    [(kind, batch)] = SEEN
+    assert kind == "apply" and batch.labels == (1, 0)  # mutation: a chain step called without the labels
+    assert batch.ids == ("a", "b")  # ... or without the ids
+    for pair, text, row in zip(batch.pairs, batch.texts, CHAIN_ROWS):
+        # mutation: the pair context dropped, or left with the clean text after the first step changed it
+        assert pair.first == row["sentence1"] and pair.target == 1 and pair.second == text != row["sentence2"]
+    assert [r["sentence2"] for r in kept] == [t + "!" for t in batch.texts]
+
+
+def test_a_chain_keeps_its_last_steps_row_columns():
+    from noisecraft.noising import perturb_rows
+
+    kept, _ = perturb_rows(_chain_job(), CHAIN_ROWS)
+    assert [r["noise_seen_label"] for r in kept] == [1, 0]  # mutation: the chain drops the per-row columns
+    assert all(r["original_sentence2"] == row["sentence2"] for r, row in zip(kept, CHAIN_ROWS))
+    assert all(e["kind"].endswith("recorder") or "keyboard" in e["kind"] for r in kept for e in r["noise_edits"])

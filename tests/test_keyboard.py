@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from noisecraft.edits import apply_edits
 from noisecraft.errors import ConfigError
+from noisecraft.noise_models.base import NoiseInput
 from noisecraft.noise_models.keyboard import KeyboardTypos
 from noisecraft.noise_models.keyboard_layouts import INPUT_METHODS, builtin_layouts, layout_for_language, load_layout
 from noisecraft.noise_models.registry import create
@@ -34,7 +35,7 @@ GOLDEN = [
 def _noise(model, texts, example_ids=None, field="question", seed=7):
     ids = example_ids or ["golden"] * len(texts)
     rngs = [example_rng(seed, model.noise_id, model.digest(), i, field) for i in ids]
-    return model.apply(texts, rngs)
+    return model.apply(NoiseInput(texts, rngs))
 
 
 @pytest.mark.parametrize(("lang", "mode", "text", "expected"), GOLDEN)
@@ -116,7 +117,7 @@ def test_protected_spans_are_untouched():
     model = KeyboardTypos(rate=1.0)
     text = "Notre Dame was founded in eighteen fortytwo"
     spans = [(0, 10)]
-    [noised] = model.apply([text], [ExampleRng(1)], [spans])
+    [noised] = model.apply(NoiseInput([text], [ExampleRng(1)], protected=[spans]))
     assert noised.edits and all(edit.start >= 10 for edit in noised.edits)
 
 
@@ -153,7 +154,7 @@ def test_a_malformed_layout_file_names_the_file_and_row(tmp_path: Path):
 def test_typos_are_single_neighbour_substitutions(text, seed, mode, layout):
     model = KeyboardTypos(rate=0.5, layout=layout, mode=mode)
     table = model.runtime().table
-    [noised] = model.apply([text], [ExampleRng(seed)])
+    [noised] = model.apply(NoiseInput([text], [ExampleRng(seed)]))
     assert apply_edits(text, noised.edits) == noised.text
     for edit in noised.edits:
         assert edit.end - edit.start == 1

@@ -21,6 +21,7 @@ from noisecraft import noise_dictionary
 from noisecraft.edits import Noised, apply_edits
 from noisecraft.errors import ConfigError, InputError
 from noisecraft.noise_dictionary import NoiseDictionary, load_dictionary, with_probabilities
+from noisecraft.noise_models.base import NoiseInput
 from noisecraft.noise_models.natural import (
     NO_DICTIONARY_WORD,
     NO_EDITABLE_WORD,
@@ -109,42 +110,42 @@ def test_match_case():
 def test_wikiedit_reaches_the_target_rate_or_runs_out_of_candidates(tsv):
     model = WikiEditNoise(rate=0.5, dictionary=str(tsv))
     text = "The letter did not receive the stamp because of the rain"
-    [noised] = model.apply([text], [ExampleRng(4)])
+    [noised] = model.apply(NoiseInput([text], [ExampleRng(4)]))
     assert apply_edits(text, noised.edits) == noised.text
     assert len(noised.edits) == 6  # 11 words x 0.5 -> 6, and there are 6 candidates (the x3, receive, because, of)
     assert noised.text == "Teh letter did not recieve teh stamp becuase fo teh rain"
-    [few] = WikiEditNoise(rate=0.5, dictionary=str(tsv)).apply(["A receive call"], [ExampleRng(1)])
+    [few] = WikiEditNoise(rate=0.5, dictionary=str(tsv)).apply(NoiseInput(["A receive call"], [ExampleRng(1)]))
     assert len(few.edits) == 1
 
 
 def test_wikiedit_respects_protected_spans(tsv):
     model = WikiEditNoise(rate=1.0, dictionary=str(tsv))
-    [noised] = model.apply(["the the the"], [ExampleRng(0)], [[(4, 7)]])
+    [noised] = model.apply(NoiseInput(["the the the"], [ExampleRng(0)], protected=[[(4, 7)]]))
     assert [e.start for e in noised.edits] == [0, 8]
 
 
 def test_misspelling_placement(tsv, tmp_path):
     text = "The letter did not receive the stamp because of the rain"
-    function = MisspellingNoise(rate=1.0, dictionary=str(tsv), where="function").apply([text], [ExampleRng(0)])[0]
-    content = MisspellingNoise(rate=1.0, dictionary=str(tsv), where="content").apply([text], [ExampleRng(0)])[0]
+    function = MisspellingNoise(rate=1.0, dictionary=str(tsv), where="function").apply(NoiseInput([text], [ExampleRng(0)]))[0]
+    content = MisspellingNoise(rate=1.0, dictionary=str(tsv), where="content").apply(NoiseInput([text], [ExampleRng(0)]))[0]
     assert {e.original.lower() for e in function.edits} == {"the", "because", "of"}
     assert {e.original for e in content.edits} == {"receive"}
     listed = tmp_path / "words.txt"
     listed.write_text("because\n", encoding="utf-8")
     only = MisspellingNoise(rate=1.0, dictionary=str(tsv), where="listed", word_list=str(listed))
-    assert [e.replacement for e in only.apply([text], [ExampleRng(0)])[0].edits] == ["becuase"]
+    assert [e.replacement for e in only.apply(NoiseInput([text], [ExampleRng(0)]))[0].edits] == ["becuase"]
     with pytest.raises(ConfigError, match="no function-word list for 'xx'"):
         MisspellingNoise(dictionary=str(tsv), where="function", lang="xx")
 
 
 def test_reduplication_with_and_without_mined_variants(tmp_path):
     plain = ReduplicationNoise(rate=1.0, extra_letters=2)
-    [noised] = plain.apply(["I love it 2day"], [ExampleRng(0)])
+    [noised] = plain.apply(NoiseInput(["I love it 2day"], [ExampleRng(0)]))
     assert noised.text == "I loveee ittt 2day"  # one-letter and non-alphabetic words are left alone
     mined = tmp_path / "variants.tsv"
     mined.write_text("love\tloooove\t4\nlove\tlovvve\t1\n", encoding="utf-8")
     model = ReduplicationNoise(rate=1.0, dictionary=str(mined))
-    [noised] = model.apply(["Love"], [ExampleRng(0)])
+    [noised] = model.apply(NoiseInput(["Love"], [ExampleRng(0)]))
     assert noised.text in ("Loooove", "Lovvve")
 
 
@@ -185,7 +186,7 @@ def test_dictionary_from_the_hub(monkeypatch):
     monkeypatch.setattr(datasets, "load_dataset", fake_load_dataset)
     model = WikiEditNoise(rate=1.0, dictionary="org/wikiedits", dictionary_config="wikiedits-en")
     assert calls == [("org/wikiedits", "wikiedits-en")]
-    assert model.apply(["the end"], [ExampleRng(0)])[0].text == "teh end"
+    assert model.apply(NoiseInput(["the end"], [ExampleRng(0)]))[0].text == "teh end"
 
 
 def test_natural_noise_on_wikiann_tokens_keeps_tags_aligned(tmp_path):
@@ -462,7 +463,7 @@ def candidates(text: str) -> int:
 @given(TEXT, st.integers(min_value=1, max_value=100), st.integers(min_value=0, max_value=2**32))
 def test_edits_are_ceil_rate_times_words_capped_by_candidates(text, percent, seed):
     model = WikiEditNoiseV2(rate=percent / 100, dictionary=str(NATURAL_PAIRS), drop_unedited=False)
-    [noised] = model.apply([text], [ExampleRng(seed)])
+    [noised] = model.apply(NoiseInput([text], [ExampleRng(seed)]))
     words = len(words_of(text))
     assert len(noised.edits) == min(-(-percent * words // 100), candidates(text))  # integer ceil: exact
     assert apply_edits(text, noised.edits) == noised.text
@@ -473,7 +474,7 @@ def test_edits_are_ceil_rate_times_words_capped_by_candidates(text, percent, see
 @given(TEXT, st.floats(min_value=0.001, max_value=1.0))
 def test_edit_count_is_the_exact_ceiling_for_any_rate(text, rate):
     model = WikiEditNoiseV2(rate=rate, dictionary=str(NATURAL_PAIRS))
-    [noised] = model.apply([text], [ExampleRng(0)])
+    [noised] = model.apply(NoiseInput([text], [ExampleRng(0)]))
     words = len(words_of(text))
     expected = min(math.ceil(Fraction(repr(rate)) * words), candidates(text))
     assert len(noised.edits) == expected
@@ -483,21 +484,21 @@ def test_edit_count_is_the_exact_ceiling_for_any_rate(text, rate):
 def test_the_rate_is_read_as_the_decimal_it_was_written_as():
     assert 0.28 * 25 > 7 and edit_count(0.28, 25) == 7 and edit_count(0.28, 26) == 8 and edit_count(0.5, 11) == 6
     text = " ".join(["the"] * 25)
-    [noised] = WikiEditNoiseV2(rate=0.28, dictionary=str(NATURAL_PAIRS)).apply([text], [ExampleRng(3)])
+    [noised] = WikiEditNoiseV2(rate=0.28, dictionary=str(NATURAL_PAIRS)).apply(NoiseInput([text], [ExampleRng(3)]))
     assert len(noised.edits) == 7
 
 
 def test_a_text_with_no_edit_is_a_failure_unless_kept(tsv):
     text = "Nothing here matches."
-    [dropped] = WikiEditNoiseV2(dictionary=str(tsv)).apply([text], [ExampleRng(0)])
+    [dropped] = WikiEditNoiseV2(dictionary=str(tsv)).apply(NoiseInput([text], [ExampleRng(0)]))
     assert dropped == Noised(text, (), failure="wikiedit: no word of this text is in the dictionary")
-    [protected] = WikiEditNoiseV2(dictionary=str(tsv)).apply(["the report"], [ExampleRng(0)], [[(0, 3)]])
+    [protected] = WikiEditNoiseV2(dictionary=str(tsv)).apply(NoiseInput(["the report"], [ExampleRng(0)], protected=[[(0, 3)]]))
     assert protected == Noised("the report", (), failure=NO_EDITABLE_WORD)
-    [kept] = WikiEditNoiseV2(dictionary=str(tsv), drop_unedited=False).apply([text], [ExampleRng(0)])
+    [kept] = WikiEditNoiseV2(dictionary=str(tsv), drop_unedited=False).apply(NoiseInput([text], [ExampleRng(0)]))
     assert kept == Noised(text, ())
     with pytest.raises(ConfigError, match=r"rate=0 makes no edit, so drop_unedited=true would drop every row"):
         WikiEditNoiseV2(rate=0.0, dictionary=str(tsv))
-    assert WikiEditNoiseV2(rate=0.0, dictionary=str(tsv), drop_unedited=False).apply(["the"], [ExampleRng(0)]) == [
+    assert WikiEditNoiseV2(rate=0.0, dictionary=str(tsv), drop_unedited=False).apply(NoiseInput(["the"], [ExampleRng(0)])) == [
         Noised("the", ())]
 
 
@@ -506,14 +507,14 @@ def test_case_only_pairs_keep_the_dictionarys_case(tmp_path):
     path.write_text("us\tUS\t3\nUS\tus\t2\nnasa\tNASA\t1\nit\tIt\t1\nit\tti\t1\n", encoding="utf-8")
     v1 = WikiEditNoise(rate=1.0, dictionary=str(path))
     v2 = WikiEditNoiseV2(rate=1.0, dictionary=str(path))
-    [old] = v1.apply(["US"], [ExampleRng(0)])
+    [old] = v1.apply(NoiseInput(["US"], [ExampleRng(0)]))
     assert old.edits[0].original == old.edits[0].replacement == "US"  # wikiedit@1: a no-op edit (kept: golden)
-    assert v2.apply(["US"], [ExampleRng(0)])[0].text == "us"
-    assert v2.apply(["us"], [ExampleRng(0)])[0].text == "US"
-    assert v2.apply(["Us"], [ExampleRng(0)])[0].text == "US"  # found as "us": the case-only form is taken as mined
-    assert v2.apply(["NASA"], [ExampleRng(0)])[0].failure == NO_EDITABLE_WORD  # its only form leaves it as it is
+    assert v2.apply(NoiseInput(["US"], [ExampleRng(0)]))[0].text == "us"
+    assert v2.apply(NoiseInput(["us"], [ExampleRng(0)]))[0].text == "US"
+    assert v2.apply(NoiseInput(["Us"], [ExampleRng(0)]))[0].text == "US"  # found as "us": the case-only form is taken as mined
+    assert v2.apply(NoiseInput(["NASA"], [ExampleRng(0)]))[0].failure == NO_EDITABLE_WORD  # its only form leaves it as it is
     for seed in range(20):  # "It" -> "It" would change nothing: only "Ti" (the other form, case matched) is drawn
-        assert v2.apply(["It"], [ExampleRng(seed)])[0].text == "Ti"
+        assert v2.apply(NoiseInput(["It"], [ExampleRng(seed)]))[0].text == "Ti"
 
 
 def test_a_version_2_build_drops_and_counts_rows_without_an_edit(tmp_path):
@@ -590,8 +591,8 @@ def test_a_key_matches_before_an_apostrophe_and_a_compound_only_whole(tmp_path):
     path = tmp_path / "moses.tsv"
     path.write_text("Luther\tLutehr\t1\nlong-term\tlong-trem\t1\nterm\tterrm\t1\n", encoding="utf-8")
     model = WikiEditNoiseV2(rate=1.0, dictionary=str(path))
-    assert model.apply(["Luther's long-term plan"], [ExampleRng(0)])[0].text == "Lutehr's long-trem plan"
-    assert model.apply(["a term"], [ExampleRng(0)])[0].text == "a terrm"
+    assert model.apply(NoiseInput(["Luther's long-term plan"], [ExampleRng(0)]))[0].text == "Lutehr's long-trem plan"
+    assert model.apply(NoiseInput(["a term"], [ExampleRng(0)]))[0].text == "a terrm"
 
 
 @pytest.mark.parametrize(("lang", "package", "named"), [
@@ -611,12 +612,13 @@ def test_a_thai_key_matches_only_a_whole_segmented_word(tmp_path):
     pytest.importorskip("pythainlp")
     path = tmp_path / "th.tsv"
     path.write_text("\u0e1e\u0e34\u0e08\u0e32\u0e23\u0e13\u0e32\t\u0e1e\u0e34\u0e08\u0e23\u0e13\u0e32\t1\n", encoding="utf-8")
-    [noised] = WikiEditNoiseV2(rate=1.0, dictionary=str(path), lang="th").apply([THAI_QUESTION], [ExampleRng(0)])
+    [noised] = WikiEditNoiseV2(rate=1.0, dictionary=str(path), lang="th").apply(NoiseInput([THAI_QUESTION], [ExampleRng(0)]))
     [edit] = noised.edits
     assert (edit.start, edit.end) == (6, 13) and edit.original == "\u0e1e\u0e34\u0e08\u0e32\u0e23\u0e13\u0e32"
     assert noised.text == "รัฐสภาพิจรณารายงาน ใครเป็นผู้พิจารณารายงาน"  # not inside ผู้พิจารณา
     # wikiedit@1 (frozen) sees each run of Thai letters as one word, so the mined word never matches
-    assert WikiEditNoise(rate=1.0, dictionary=str(path), lang="th").apply([THAI_QUESTION], [ExampleRng(0)])[0].edits == ()
+    v1 = WikiEditNoise(rate=1.0, dictionary=str(path), lang="th")
+    assert v1.apply(NoiseInput([THAI_QUESTION], [ExampleRng(0)]))[0].edits == ()
 
 
 def test_without_the_segmenter_words_are_characters_and_the_card_says_so(tmp_path, without_segmenters):
@@ -624,7 +626,7 @@ def test_without_the_segmenter_words_are_characters_and_the_card_says_so(tmp_pat
     path.write_text("\u8bae\t\u610f\t1\n", encoding="utf-8")  # a per-character dictionary: 议 -> 意
     model = WikiEditNoiseV2(rate=1.0, dictionary=str(path), lang="zh")
     assert "per character (jieba not installed" in model.describe()
-    assert model.apply(["\u4f1a\u8bae"], [ExampleRng(0)])[0].text == "\u4f1a\u610f"
+    assert model.apply(NoiseInput(["\u4f1a\u8bae"], [ExampleRng(0)]))[0].text == "\u4f1a\u610f"
 
 
 # Words of each language, joined without spaces or with the separators below, and dictionary keys that are words,
@@ -674,7 +676,7 @@ def test_wikiedit_edits_cover_whole_segmented_words(segmented_dictionary, lang, 
     text = "".join(word + separator for word, separator in parts)
     rate = data.draw(st.integers(min_value=1, max_value=100)) / 100
     model = WikiEditNoiseV2(rate=rate, dictionary=str(segmented_dictionary), lang=lang, drop_unedited=False)
-    [noised] = model.apply([text], [ExampleRng(data.draw(st.integers(min_value=0, max_value=2**32)))])
+    [noised] = model.apply(NoiseInput([text], [ExampleRng(data.draw(st.integers(min_value=0, max_value=2**32)))]))
     words = word_spans(text, lang)
     assert wikiedit_word_spans(text, lang) == words  # the segmenter's words, exactly what the miner tokenises with
     in_dictionary = [(a, b) for a, b in words if text[a:b] in model._dictionary]

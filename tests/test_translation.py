@@ -291,11 +291,12 @@ def test_natural_translation_builds_rows_paired_by_id(tmp_path):
 @pytest.mark.parametrize("lang", XQUAD_LANGS)
 def test_every_xquad_language_pairs_every_english_id(lang):
     """XQuAD ids are parallel: each of the 1190 English questions has its counterpart in every language."""
+    from noisecraft.sources.join import joined_texts
     from noisecraft.sources.registry import load_source
 
     english = load_source("xquad", "en", "validation", corpus("xquad/xquad.en.json")).rows
     model = nc.noise("natural-translation", from_lang=lang, data_file=str(corpus(f"xquad/xquad.{lang}.json")),
                      model=str(tiny_model("marian-de-en")))
-    questions = model.parallel_questions([row["id"] for row in english])
+    questions = joined_texts(model.join(), [row["id"] for row in english])
     assert len(questions) == len(english) == 1190
     assert sum(q == row["question"] for q, row in zip(questions, english)) < 20  # another language, not a copy

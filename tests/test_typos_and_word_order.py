@@ -8,6 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from noisecraft.edits import apply_edits
+from noisecraft.noise_models.base import NoiseInput
 from noisecraft.noise_models.destructive import CopySort, ReverseWords, ShuffleWords, SortWords
 from noisecraft.noise_models.registry import create
 from noisecraft.noise_models.typos import SwapTypos
@@ -18,7 +19,7 @@ SENTENCE = "Which NFL team represented the AFC at Super Bowl 50?"
 
 
 def _one(model, text, seed=7):
-    return model.apply([text], [example_rng(seed, model.noise_id, model.digest(), "golden", "question")])[0]
+    return model.apply(NoiseInput([text], [example_rng(seed, model.noise_id, model.digest(), "golden", "question")]))[0]
 
 
 def test_swap_golden():
@@ -46,7 +47,7 @@ def test_shuffle_reports_when_it_cannot():
 
 
 def test_copysort_replaces_the_second_text_with_the_sorted_first():
-    [noised] = CopySort().apply([("The cat sat.", "A dog ran.")], [ExampleRng(0)])
+    [noised] = CopySort().apply(NoiseInput([("The cat sat.", "A dog ran.")], [ExampleRng(0)]))
     assert noised.text == ". cat sat The"
     assert noised.edits[0].original == "A dog ran." and noised.edits[0].kind == "copysort"
 
@@ -59,7 +60,7 @@ def test_whole_field_models_log_one_replacement():
 
 @given(st.text(max_size=60), st.integers(min_value=0))
 def test_swap_never_returns_the_same_word_and_keeps_ends(text, seed):
-    [noised] = SwapTypos(rate=1.0).apply([text], [ExampleRng(seed)])
+    [noised] = SwapTypos(rate=1.0).apply(NoiseInput([text], [ExampleRng(seed)]))
     assert apply_edits(text, noised.edits) == noised.text
     words = list(word_pattern().finditer(text))
     for edit in noised.edits:
@@ -71,7 +72,7 @@ def test_swap_never_returns_the_same_word_and_keeps_ends(text, seed):
 @given(st.text(max_size=60), st.integers(min_value=0))
 def test_word_order_keeps_the_multiset_of_tokens(text, seed):
     for model in (SortWords(), ReverseWords(), ShuffleWords()):
-        [noised] = model.apply([text], [ExampleRng(seed)])
+        [noised] = model.apply(NoiseInput([text], [ExampleRng(seed)]))
         if noised.failure is None:
             assert sorted(tokenize(noised.text)) == sorted(tokenize(text))
             assert apply_edits(text, noised.edits) == noised.text
@@ -95,7 +96,7 @@ def test_v2_word_order_keeps_contractions_compounds_and_abbreviations_whole():
     assert _one(create("reverse@2"), COMPOUNDS).text == "? more times 3.5 e.g. , plans long-term use U.S. the doesn't Why"
     shuffled = _one(create("shuffle@2"), COMPOUNDS).text.split(" ")
     assert {"doesn't", "U.S.", "long-term", "e.g.", "3.5"} <= set(shuffled)
-    [noised] = create("copysort@2").apply([("It's a long-term plan.", "No.")], [ExampleRng(0)])
+    [noised] = create("copysort@2").apply(NoiseInput([("It's a long-term plan.", "No.")], [ExampleRng(0)]))
     assert noised.text == ". a It's long-term plan"
 
 
@@ -151,7 +152,7 @@ def test_v2_swap_moves_a_letter_with_its_marks():
 @given(st.text(max_size=60), st.integers(min_value=0), st.sampled_from(["en", "zh", "th", "ja"]))
 def test_v2_word_order_keeps_the_multiset_of_tokens(text, seed, lang):
     for name in ("sort@2", "reverse@2", "shuffle@2"):
-        [noised] = create(name, lang=lang).apply([text], [ExampleRng(seed)])
+        [noised] = create(name, lang=lang).apply(NoiseInput([text], [ExampleRng(seed)]))
         if noised.failure is not None:
             continue
         assert apply_edits(text, noised.edits) == noised.text

@@ -1,4 +1,4 @@
-"""Noise models: batch-first pure functions ``apply(texts, rngs, protected) -> list[Noised]``.
+"""Noise models: batch-first pure functions ``apply(batch: NoiseInput) -> list[Noised]`` (see :mod:`.record`).
 
 Look models up by registry name with :func:`noisecraft.noise_models.registry.create`.
 """

@@ -1,15 +1,19 @@
 """What every noise model is: a named, versioned spec (frozen parameters) plus a runtime.
 
-``apply(texts, rngs, protected=None) -> list[Noised]`` takes one text per example, that example's
-own :class:`~noisecraft.seeding.ExampleRng`, and optionally the character spans it must leave
-untouched. It never reads or seeds a global RNG. A change in a model's output is a new
-``version``, so a published set can always be regenerated with the version it names.
+``apply(batch) -> list[Noised]`` takes one :class:`~noisecraft.noise_models.record.NoiseInput`: the texts,
+each example's own :class:`~noisecraft.seeding.ExampleRng`, the character spans to leave untouched, the
+ids, class labels and pair context of the rows. It never reads or seeds a global RNG. A change in a
+model's output is a new ``version``, so a published set can always be regenerated with the version it names.
 
 The **spec** is the frozen dataclass: its fields are the declared parameters
 (:mod:`noisecraft.params`); it is cheap, picklable and hashed into every example's seed. The
 **runtime** is what the spec loads (neighbour tables, dictionaries; models and weights for MT and
 ASR): :meth:`NoiseModel.runtime` builds it once per process and keeps it there, so worker
 processes receive only the spec and never a pickled dictionary with every batch.
+
+:func:`run_steps` runs a model, or each step of a chain, on one field of a batch: it builds every
+step's record (its own streams; spans, pair context and text carried from the previous step) and
+composes the edit logs against the original text, so any model works inside a chain.
 """
 
 from __future__ import annotations
@@ -19,12 +23,15 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, Literal, NamedTuple
+from typing import Any, ClassVar, Literal
 
-from noisecraft.edits import Noised, Span
-from noisecraft.errors import ConfigError
+from noisecraft.edits import Noised, Span, compose, remap_span
+from noisecraft.errors import ConfigError, InputError
+from noisecraft.noise_models.record import Join, NoiseInput, PairText, check_seed, text_problem
 from noisecraft.params import ParamSpec, file_digest, schema
 from noisecraft.seeding import ExampleRng, example_rng, params_digest
+
+__all__ = ["Capabilities", "NoiseInput", "NoiseModel", "PairText", "run_steps", "prepare_steps", "step_rngs"]
 
 InputKind = Literal["text", "pair"]
 EditLog = Literal["recorded", "aligned", "whole-field"]
@@ -35,7 +42,10 @@ _RUNTIMES: dict[Any, Any] = {}
 
 @dataclass(frozen=True)
 class Capabilities:
-    """What a model can take and promise; :mod:`noisecraft.noising` validates requests against it.
+    """What validation needs to know of a model (:mod:`noisecraft.noising` checks requests against it).
+
+    Everything a model may read about its rows (ids, labels, pair context, joined text) is in its
+    :class:`NoiseInput`, so no flag says which arguments it takes.
 
     * ``input``: ``text`` (one field), or ``pair`` (``(first, second)``; the second is replaced).
     * ``protects_spans``: honours ``protected`` spans (labelled answers, entity tokens stay intact).
@@ -43,41 +53,19 @@ class Capabilities:
     * ``edit_log``: ``recorded`` (exact edits made by the model), ``aligned`` (derived afterwards
       by :func:`noisecraft.edits.align`) or ``whole-field`` (one replacement of the whole text;
       labels inside the field cannot survive).
-    * ``deterministic``: the output does not depend on the random stream, so identical inputs in a
-      build are computed once.
-    * ``by_id``: the output depends on the example id, not only on the text (natural translation reads
-      the parallel question with the same id): :meth:`NoiseModel.apply` then receives ``ids``.
     * ``model_based``: the model runs a neural model through :mod:`noisecraft.runtime`; builds call
       :meth:`NoiseModel.prepare` with every input of the split first, so the model's inner batches
       depend on the set of inputs, never on the build's batch size or ``num_proc``.
-    * ``by_label``: the output depends on each row's class label (an attack flips a classifier's correct
-      prediction): :meth:`NoiseModel.apply` then receives ``labels`` (``None`` where a row has none).
-    * ``pair_context``: the model sees the whole input of a pair task: for a field of the pair it gets a
-      :class:`PairText` (both texts in the task's order, and which one to noise); single texts stay strings.
+    * ``deterministic``: the output is a function of a row's record other than its id and random stream
+      (text, spans, label, pair, joined text), so a build computes identical rows once (SQuAD contexts
+      repeat about five times). Not a validation flag: a promise that lets the build skip work.
     """
 
     input: InputKind = "text"
     protects_spans: bool = True
     edit_log: EditLog = "recorded"
-    deterministic: bool = False
-    by_id: bool = False
     model_based: bool = False
-    by_label: bool = False
-    pair_context: bool = False
-
-
-class PairText(NamedTuple):
-    """A pair task's two texts in the task's order, for ``pair_context`` models: ``target`` (0 or 1) is
-    the one to noise; the model's :class:`~noisecraft.edits.Noised` is that text's."""
-
-    first: str
-    second: str
-    target: int
-
-    @property
-    def text(self) -> str:
-        """The text to noise."""
-        return self.second if self.target else self.first
+    deterministic: bool = False
 
 
 @dataclass(frozen=True)
@@ -227,9 +215,15 @@ class NoiseModel:
         column has names): a model whose output depends on labels checks they fit. Others are unchanged."""
         return self
 
-    def prepare(self, texts: Sequence[Any], ids: Sequence[str] | None = None, progress: bool = True) -> None:
+    def join(self) -> Join | None:
+        """The source-level join this model reads (``NoiseInput.joined``), if any; override. The source layer
+        resolves it (:mod:`noisecraft.sources.join`): a model never loads another source itself."""
+        return None
+
+    def prepare(self, batch: NoiseInput, progress: bool = True) -> None:
         """Compute (and cache) the model's outputs for every input of a split before the build runs
-        its batches; :meth:`apply` then reads them back. Override (model-based models)."""
+        its batches (``batch`` holds the whole split); :meth:`apply` then reads them back. Override
+        (model-based models)."""
 
     def build_warnings(self, stats: Mapping[str, Any]) -> list[str]:
         """Warnings about a finished build from its statistics (e.g. a dictionary that matched nothing);
@@ -241,16 +235,9 @@ class NoiseModel:
         the :attr:`row_columns` (value counts of text columns, ``sum`` and ``rows`` of numbers). Override."""
         return ""
 
-    def apply(
-        self,
-        texts: Sequence[Any],
-        rngs: Sequence[ExampleRng],
-        protected: Sequence[Sequence[Span]] | None = None,
-        ids: Sequence[str] | None = None,
-        labels: Sequence[Any] | None = None,
-    ) -> list[Noised]:
-        """Noise a batch of texts; one :class:`Noised` per text, in order. ``ids`` are given to
-        models whose capabilities say ``by_id``, ``labels`` to those that say ``by_label``."""
+    def apply(self, batch: NoiseInput) -> list[Noised]:
+        """Noise a batch of texts; one :class:`Noised` per text, in order. The model reads what it needs of
+        the record (texts and streams always; spans, ids, labels, pair context or joined text when it uses them)."""
         raise NotImplementedError
 
     def __call__(self, texts: Sequence[Any], seed: int = 0, ids: Sequence[str] | None = None,
@@ -259,14 +246,23 @@ class NoiseModel:
         """Noise ``texts`` with per-example streams from ``(seed, self, id, field)``.
 
         ``ids`` default to the positions (``"0"``, ``"1"``, ...); pin them to make an example's noise
-        independent of where it sits in the list. Works for chains too.
+        independent of where it sits in the list. A text may be a :class:`PairText` (a pair task's field
+        with its pair: the model noises its ``text`` and may read the other side). Works for chains too.
         """
         if isinstance(texts, str):
             raise ConfigError("pass a list of texts, not one string")
         keys = [str(i) for i in range(len(texts))] if ids is None else [str(i) for i in ids]
         if len(keys) != len(texts):
             raise ConfigError(f"{len(keys)} ids for {len(texts)} texts")
-        return run_steps(self, list(texts), seed, keys, field, protected, labels)
+        seed = check_seed(seed)
+        pairs = [t if isinstance(t, PairText) else None for t in texts]
+        plain = [t.text if isinstance(t, PairText) else t for t in texts]
+        for key, text in zip(keys, plain):
+            for part in text if isinstance(text, tuple) and self.capabilities.input == "pair" else (text,):
+                problem = text_problem(part)
+                if problem:
+                    raise InputError("texts", f"{field!r} {problem}", f"id {key!r}")
+        return run_steps(self, plain, seed, keys, field, protected, labels, pairs if any(pairs) else None)
 
     def augment(self, texts: Sequence[Any], seed: int = 0, ids: Sequence[str] | None = None) -> list[str]:
         """The noisy texts only (see :meth:`__call__`)."""
@@ -281,20 +277,71 @@ def step_rngs(model: NoiseModel, seed: int, ids: Sequence[str], field: str, step
     return [example_rng(seed, noise_id, digest, example_id, key) for example_id in ids]
 
 
-def run_steps(model: NoiseModel, texts: list[Any], seed: int, ids: Sequence[str], field: str,
-              protected: Sequence[Sequence[Span]] | None, labels: Sequence[Any] | None = None) -> list[Noised]:
-    """Apply a model (or each step of a chain) with per-example, per-step streams."""
+def run_steps(model: NoiseModel, texts: Sequence[Any], seed: int, ids: Sequence[str], field: str,
+              protected: Sequence[Sequence[Span]] | None = None, labels: Sequence[Any] | None = None,
+              pairs: Sequence[PairText | None] | None = None) -> list[Noised]:
+    """Apply a model (or each step of a chain) to one field of a batch: each step gets the whole record
+    (its own streams; the ids, labels and joined text of the rows; spans and pair context carried from
+    the previous step's output). The edit log is composed against the original text; the per-row
+    columns are the last step's (only the last step of a chain may declare any)."""
+    return _walk(model, texts, seed, ids, field, protected, labels, pairs, prepare=False)
+
+
+def prepare_steps(model: NoiseModel, texts: Sequence[Any], seed: int, ids: Sequence[str], field: str,
+                  protected: Sequence[Sequence[Span]] | None = None, labels: Sequence[Any] | None = None,
+                  pairs: Sequence[PairText | None] | None = None, progress: bool = True) -> None:
+    """Hand every model-based step the inputs it will see for the whole split (``texts``: every row):
+    a step after the first gets the previous steps' outputs (the rule-based steps among them run here
+    once more), so its inner batches depend on the split only, never on the build's batches."""
+    _walk(model, texts, seed, ids, field, protected, labels, pairs, prepare=True, progress=progress)
+
+
+def _joined(model: NoiseModel, ids: Sequence[str]) -> list[str] | None:
+    """The text the model's join gives each id (resolved by the source layer), or ``None``."""
+    join = model.join()
+    if join is None:
+        return None
+    from noisecraft.sources.join import joined_texts  # the source layer: loaded only by models that join
+
+    return joined_texts(join, ids)
+
+
+def _walk(model: NoiseModel, texts: Sequence[Any], seed: int, ids: Sequence[str], field: str,
+          protected: Sequence[Sequence[Span]] | None, labels: Sequence[Any] | None,
+          pairs: Sequence[PairText | None] | None, *, prepare: bool, progress: bool = False) -> list[Noised]:
     steps = model.steps()
-    if len(steps) == 1:
-        rngs = step_rngs(model, seed, ids, field, 0)
-        spans = protected if protected and any(protected) else None
-        extra: dict[str, Any] = {}
-        if model.capabilities.by_id:
-            extra["ids"] = ids
-        if model.capabilities.by_label:
-            extra["labels"] = labels
-        return model.apply(texts, rngs, spans, **extra)
-    from noisecraft.noise_models.chain import run_chain
-
-    return run_chain(steps, texts, seed, ids, field, protected)
-
+    ids = [str(i) for i in ids]
+    current = list(texts)
+    spans = [list(p) for p in protected] if protected else [[] for _ in current]
+    context = list(pairs) if pairs is not None else None
+    logs: list[tuple] = [() for _ in current]
+    failures: list[str | None] = [None] * len(current)
+    columns: list[Mapping[str, Any] | None] = [None] * len(current)
+    last_model_based = max((i for i, step in enumerate(steps) if step.capabilities.model_based), default=-1)
+    for index, step in enumerate(steps):
+        batch = NoiseInput(current, step_rngs(step, seed, ids, field, index), ids, spans, labels, context,
+                           _joined(step, ids))
+        if prepare:
+            if step.capabilities.model_based:
+                step.prepare(batch, progress)
+            if index >= last_model_based:
+                return []
+        results = step.apply(batch)
+        if len(steps) == 1:
+            return results
+        for i, noised in enumerate(results):
+            if failures[i] is not None:
+                continue
+            if noised.failure is not None:
+                failures[i] = noised.failure
+                continue
+            logs[i] = compose(texts[i], logs[i], noised.edits)
+            # spans move with the text; one an edit went through is no longer protected by later steps
+            spans[i] = [moved for s, e in spans[i] if (moved := remap_span(s, e, noised.edits)) is not None]
+            current[i] = noised.text
+            columns[i] = noised.columns
+            pair = context[i] if context is not None else None
+            if pair is not None:
+                context[i] = pair.with_text(noised.text)
+    return [Noised(texts[i], (), failures[i]) if failures[i] is not None else
+            Noised(current[i], tuple(logs[i]), None, columns[i]) for i in range(len(current))]

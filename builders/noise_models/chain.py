@@ -2,22 +2,30 @@
 
 NoiseQA names combinations of interfaces (speech recognition of a machine translation, typos on
 top of natural misspellings) as the open question; a chain builds them. Each step draws from its
-own per-example stream (:func:`noisecraft.noise_models.base.step_rngs`), protected spans are carried
-through every step, and the final edit log is against the original text
-(:func:`noisecraft.edits.compose`), so it replays exactly and labels are checked once, at the end.
+own per-example stream (:func:`noisecraft.noise_models.base.step_rngs`) and the whole input record
+(ids, class labels, joined text; protected spans and the pair context carried from the previous step's
+output), and the final edit log is against the original text (:func:`noisecraft.edits.compose`), so it
+replays exactly and labels are checked once, at the end. :func:`noisecraft.noise_models.base.run_steps`
+runs the steps.
+
+Refused with a reason: a step that rewrites the second text of a pair from the first (``input="pair"``),
+a nested chain, and a step with per-row columns (an attack's status) anywhere but last, because its
+columns describe its own output, which a later step would change. A model-based step after the first is
+prepared with the previous steps' outputs for the whole split
+(:func:`noisecraft.noise_models.base.prepare_steps`): its inner batches depend on the split, never on the
+build's batches.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from noisecraft.edits import Noised, Span, compose, remap_span
+from noisecraft.edits import Noised
 from noisecraft.errors import ConfigError
-from noisecraft.noise_models.base import Capabilities, NoiseModel, step_rngs
+from noisecraft.noise_models.base import Capabilities, NoiseInput, NoiseModel
 from noisecraft.params import ParamSpec
-from noisecraft.seeding import ExampleRng
 
 
 @dataclass(frozen=True)
@@ -37,6 +45,10 @@ class NoiseChain(NoiseModel):
                 raise ConfigError(f"{model.noise_id} rewrites the second text of a pair from the first: it cannot be chained")
             if isinstance(model, NoiseChain):
                 raise ConfigError("chains are flat: list the steps of the inner chain instead")
+        for model in self.models[:-1]:
+            if model.row_columns:
+                raise ConfigError(f"{model.noise_id} reports per-row columns ({', '.join(model.row_columns)}) about its "
+                                  "own output: it can only be the last step of a chain")
 
     @property
     def capabilities(self) -> Capabilities:  # type: ignore[override]
@@ -45,8 +57,13 @@ class NoiseChain(NoiseModel):
         aligned = any(c.edit_log == "aligned" for c in caps)
         return Capabilities(input="text", protects_spans=all(c.protects_spans for c in caps),
                             edit_log="whole-field" if whole else "aligned" if aligned else "recorded",
-                            deterministic=all(c.deterministic for c in caps), by_id=any(c.by_id for c in caps),
-                            model_based=any(c.model_based for c in caps))
+                            model_based=any(c.model_based for c in caps),
+                            deterministic=all(c.deterministic for c in caps))
+
+    @property
+    def row_columns(self) -> Mapping[str, str]:  # type: ignore[override]
+        """The last step's (the only step that may declare any)."""
+        return self.models[-1].row_columns
 
     @property
     def noise_id(self) -> str:
@@ -75,11 +92,6 @@ class NoiseChain(NoiseModel):
         steps = [m.provenance() for m in self.models]
         return {"steps": steps} if any(steps) else {}
 
-    def prepare(self, texts: Sequence[Any], ids: Sequence[str] | None = None, progress: bool = True) -> None:
-        """Only the first step's inputs are known before the build runs; later model-based steps fill
-        their caches batch by batch (their inner batches then follow the build's batches)."""
-        self.models[0].prepare(texts, ids, progress)
-
     @property
     def citation(self) -> str:  # type: ignore[override]
         return "\n\n".join(dict.fromkeys(m.citation for m in self.models if m.citation))
@@ -88,31 +100,5 @@ class NoiseChain(NoiseModel):
         return "A chain of noise models, each applied to the output of the previous one: " + " Then: ".join(
             f"({i}) {m.describe()}" for i, m in enumerate(self.models, start=1))
 
-    def apply(self, texts: Sequence[Any], rngs: Sequence[ExampleRng],
-              protected: Sequence[Sequence[Span]] | None = None, ids: Sequence[str] | None = None) -> list[Noised]:
+    def apply(self, batch: NoiseInput) -> list[Noised]:
         raise ConfigError("a chain draws one stream per step: call it through noisecraft.noise_models.base.run_steps")
-
-
-def run_chain(steps: Sequence[NoiseModel], texts: list[str], seed: int, ids: Sequence[str], field: str,
-              protected: Sequence[Sequence[Span]] | None) -> list[Noised]:
-    """Run each step on the previous step's output; edits composed against the original text."""
-    current = list(texts)
-    logs: list[tuple] = [() for _ in texts]
-    spans = [list(p) for p in protected] if protected else [[] for _ in texts]
-    failures: list[str | None] = [None] * len(texts)
-    for index, model in enumerate(steps):
-        rngs = step_rngs(model, seed, ids, field, index)
-        extra = {"ids": ids} if model.capabilities.by_id else {}
-        results = model.apply(current, rngs, spans if any(spans) else None, **extra)
-        for i, noised in enumerate(results):
-            if failures[i] is not None:
-                continue
-            if noised.failure is not None:
-                failures[i] = noised.failure
-                continue
-            logs[i] = compose(texts[i], logs[i], noised.edits)
-            # spans move with the text; one an edit went through is no longer protected by later steps
-            spans[i] = [moved for s, e in spans[i] if (moved := remap_span(s, e, noised.edits)) is not None]
-            current[i] = noised.text
-    return [Noised(texts[i], (), failures[i]) if failures[i] is not None else Noised(current[i], tuple(logs[i]))
-            for i in range(len(texts))]

@@ -20,15 +20,13 @@ only between two Latin or numeric tokens). ``lang`` picks the segmenter.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
 from noisecraft.citations import WORD_SALAD_CITATION
-from noisecraft.edits import Noised, Span, whole_field
-from noisecraft.noise_models.base import Capabilities, NoiseModel
+from noisecraft.edits import Noised, whole_field
+from noisecraft.noise_models.base import Capabilities, NoiseInput, NoiseModel
 from noisecraft.params import param
-from noisecraft.seeding import ExampleRng
 from noisecraft.text_units import join_tokens, segmentation_note, tokenize, word_tokens
 
 
@@ -52,9 +50,8 @@ class SortWords(_WholeFieldNoise):
     def describe(self) -> str:
         return "Word salad (sort): the field's word and punctuation tokens in case-insensitive alphabetical order."
 
-    def apply(self, texts: Sequence[str], rngs: Sequence[ExampleRng],
-              protected: Sequence[Sequence[Span]] | None = None) -> list[Noised]:
-        return [whole_field(text, sort_tokens(text), "sort") for text in texts]
+    def apply(self, batch: NoiseInput) -> list[Noised]:
+        return [whole_field(text, sort_tokens(text), "sort") for text in batch.texts]
 
 
 @dataclass(frozen=True)
@@ -67,9 +64,8 @@ class ReverseWords(_WholeFieldNoise):
     def describe(self) -> str:
         return "Word salad (reverse): the field's word and punctuation tokens in reverse order."
 
-    def apply(self, texts: Sequence[str], rngs: Sequence[ExampleRng],
-              protected: Sequence[Sequence[Span]] | None = None) -> list[Noised]:
-        return [whole_field(text, " ".join(tokenize(text)[::-1]), "reverse") for text in texts]
+    def apply(self, batch: NoiseInput) -> list[Noised]:
+        return [whole_field(text, " ".join(tokenize(text)[::-1]), "reverse") for text in batch.texts]
 
 
 def _keeps_no_bigram(order: list[int]) -> bool:
@@ -93,8 +89,8 @@ class ShuffleWords(_WholeFieldNoise):
                 f"original survives (up to {self.max_tries} draws; examples where none is found are "
                 "dropped with that reason).")
 
-    def apply(self, texts: Sequence[str], rngs: Sequence[ExampleRng],
-              protected: Sequence[Sequence[Span]] | None = None) -> list[Noised]:
+    def apply(self, batch: NoiseInput) -> list[Noised]:
+        texts, rngs = batch.texts, batch.rngs
         results: list[Noised] = []
         for text, rng in zip(texts, rngs):
             tokens = self._tokens(text)
@@ -137,9 +133,8 @@ class CopySort(_WholeFieldNoise):
         return ("Word salad (copy-sort): for a text pair, the second text is replaced by the tokens of the "
                 "first text in case-insensitive alphabetical order.")
 
-    def apply(self, texts: Sequence[tuple[str, str]], rngs: Sequence[ExampleRng],
-              protected: Sequence[Sequence[Span]] | None = None) -> list[Noised]:
-        return [whole_field(second, sort_tokens(first), "copysort") for first, second in texts]
+    def apply(self, batch: NoiseInput) -> list[Noised]:
+        return [whole_field(second, sort_tokens(first), "copysort") for first, second in batch.texts]
 
 
 # --- version 2: real words in every script ---------------------------------------------------------------------------
@@ -171,9 +166,8 @@ class SortWordsV2(SortWords):
         return "Word salad (sort@2): the field's word and punctuation tokens in case-insensitive alphabetical order." + _note(
             self.lang)
 
-    def apply(self, texts: Sequence[str], rngs: Sequence[ExampleRng],
-              protected: Sequence[Sequence[Span]] | None = None) -> list[Noised]:
-        return [whole_field(text, sort_tokens_v2(text, self.lang), "sort") for text in texts]
+    def apply(self, batch: NoiseInput) -> list[Noised]:
+        return [whole_field(text, sort_tokens_v2(text, self.lang), "sort") for text in batch.texts]
 
 
 @dataclass(frozen=True)
@@ -187,9 +181,8 @@ class ReverseWordsV2(ReverseWords):
     def describe(self) -> str:
         return "Word salad (reverse@2): the field's word and punctuation tokens in reverse order." + _note(self.lang)
 
-    def apply(self, texts: Sequence[str], rngs: Sequence[ExampleRng],
-              protected: Sequence[Sequence[Span]] | None = None) -> list[Noised]:
-        return [whole_field(text, join_tokens(word_tokens(text, self.lang)[::-1], self.lang), "reverse") for text in texts]
+    def apply(self, batch: NoiseInput) -> list[Noised]:
+        return [whole_field(text, join_tokens(word_tokens(text, self.lang)[::-1], self.lang), "reverse") for text in batch.texts]
 
 
 @dataclass(frozen=True)
@@ -224,6 +217,5 @@ class CopySortV2(CopySort):
         return ("Word salad (copy-sort@2): for a text pair, the second text is replaced by the tokens of the first text "
                 "in case-insensitive alphabetical order." + _note(self.lang))
 
-    def apply(self, texts: Sequence[tuple[str, str]], rngs: Sequence[ExampleRng],
-              protected: Sequence[Sequence[Span]] | None = None) -> list[Noised]:
-        return [whole_field(second, sort_tokens_v2(first, self.lang), "copysort") for first, second in texts]
+    def apply(self, batch: NoiseInput) -> list[Noised]:
+        return [whole_field(second, sort_tokens_v2(first, self.lang), "copysort") for first, second in batch.texts]

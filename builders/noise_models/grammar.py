@@ -23,13 +23,13 @@ from importlib import metadata
 from typing import Any, ClassVar
 
 from noisecraft.citations import YIN2020_CITATION
-from noisecraft.edits import Edit, Noised, Span, noised_from_edits
+from noisecraft.edits import Edit, Noised, noised_from_edits
 from noisecraft.errors import ConfigError
 from noisecraft.grammar.confusions import GrammarConfusions, load_confusions
 from noisecraft.grammar.error_types import ERROR_TYPES
 from noisecraft.grammar.operations import Option, Site, SiteFinder
 from noisecraft.grammar.tagging import Tagger, load_tagger, load_wordnet, resolve_tagger_name
-from noisecraft.noise_models.base import NoiseModel
+from noisecraft.noise_models.base import NoiseInput, NoiseModel
 from noisecraft.noise_models.natural import edit_count
 from noisecraft.params import param
 from noisecraft.seeding import ExampleRng
@@ -171,8 +171,8 @@ class GrammarErrors(GrammarNoiseBase):
                     "the types"]
         return []
 
-    def apply(self, texts: Sequence[str], rngs: Sequence[ExampleRng],
-              protected: Sequence[Sequence[Span]] | None = None) -> list[Noised]:
+    def apply(self, batch: NoiseInput) -> list[Noised]:
+        texts, rngs, protected = batch.texts, batch.rngs, batch.protected
         runtime = self._runtime
         finder = self.finder(self.keep_tokens)
         tagged = runtime.tagger.tag(texts)

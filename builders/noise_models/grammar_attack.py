@@ -36,7 +36,7 @@ from functools import cached_property, partial
 from typing import Any, ClassVar
 
 from noisecraft.citations import TEXTATTACK_CITATION, YIN2020_CITATION
-from noisecraft.edits import Noised, Span, noised_from_edits
+from noisecraft.edits import Noised, noised_from_edits
 from noisecraft.errors import ConfigError
 from noisecraft.grammar.confusions import GrammarConfusions
 from noisecraft.grammar.search import (
@@ -52,7 +52,7 @@ from noisecraft.grammar.search import (
     run_searches,
 )
 from noisecraft.grammar.victim import ClassifierInput, Victim, load_victim
-from noisecraft.noise_models.base import Capabilities, PairText
+from noisecraft.noise_models.base import Capabilities, NoiseInput
 from noisecraft.noise_models.grammar import GrammarNoiseBase, GrammarRuntime
 from noisecraft.params import param
 from noisecraft.runtime.device import DTYPES
@@ -101,7 +101,7 @@ class GrammarAttack(GrammarNoiseBase):
     name: ClassVar[str] = "grammar-attack"
     version: ClassVar[int] = 1
     citation: ClassVar[str] = YIN2020_CITATION + "\n\n" + TEXTATTACK_CITATION
-    capabilities: ClassVar[Capabilities] = Capabilities(model_based=True, by_label=True, pair_context=True)
+    capabilities: ClassVar[Capabilities] = Capabilities(model_based=True)
     row_columns: ClassVar[Mapping[str, str]] = {"attack_status": "string", "attack_queries": "int32",
                                                 "attack_words_modified": "float32", "attack_label": "int32",
                                                 "attack_prediction": "int32"}
@@ -172,34 +172,33 @@ class GrammarAttack(GrammarNoiseBase):
                 f"skipped as already wrong); successful attacks modified {words} of the words on average; {per_row} "
                 f"victim queries per row; victim `{victim.get('model')}` at revision `{victim.get('revision')}`.")
 
-    def prepare(self, texts: Sequence[Any], ids: Sequence[str] | None = None, progress: bool = True) -> None:
+    def prepare(self, batch: NoiseInput, progress: bool = True) -> None:
         """Score every clean input of the split at once (the runs then find them in the victim's cache)."""
-        self._attack_runtime.victim.probabilities([_clean_input(_as_pair(t)) for t in texts])
+        self._attack_runtime.victim.probabilities(_clean_inputs(batch))
 
-    def apply(self, texts: Sequence[Any], rngs: Sequence[ExampleRng], protected: Sequence[Sequence[Span]] | None = None,
-              labels: Sequence[Any] | None = None) -> list[Noised]:
+    def apply(self, batch: NoiseInput) -> list[Noised]:
         runtime = self._attack_runtime
         victim = runtime.victim
-        texts = [_as_pair(t) for t in texts]
-        targets = [t.text if isinstance(t, PairText) else t for t in texts]
-        clean = victim.probabilities([_clean_input(t) for t in texts])
+        inputs = _clean_inputs(batch)
+        clean = victim.probabilities(inputs)
         mapping = self.label_mapping()
         to_dataset = list(mapping.targets) if mapping else None  # victim label -> dataset label (one to one)
         to_victim = {t: m for m, t in enumerate(to_dataset)} if to_dataset else None
         finder = self.finder()
         problems: list[AttackProblem] = []
-        for index, (text, words) in enumerate(zip(targets, runtime.tagger.tag(targets))):
-            sites = finder.sites(text, words, protected[index] if protected else ())
-            given = labels[index] if labels is not None else None
-            if isinstance(given, int) and given >= 0:
-                label = to_victim[given] if to_victim is not None else int(given)
-            else:
-                label = prediction(clean[index])
-            item = texts[index]
-            problems.append(AttackProblem(text, _clean_input(item), item.target if isinstance(item, PairText) else 0,
-                                          [(w.start, w.end) for w in words], operations(sites), self.budget, label))
+        for index, (text, words) in enumerate(zip(batch.texts, runtime.tagger.tag(list(batch.texts)))):
+            sites = finder.sites(text, words, batch.spans(index))
+            label = batch.label(index)
+            if label is not None and to_victim is not None:
+                label = to_victim[label]
+            pair = batch.pairs[index] if batch.pairs is not None else None
+            target = pair.target if pair is not None else 0
+            problems.append(AttackProblem(text, inputs[index], target, [(w.start, w.end) for w in words],
+                                          operations(sites), self.budget,
+                                          prediction(clean[index]) if label is None else label))
         todo = [k for k, problem in enumerate(problems) if prediction(clean[k]) == problem.label]
-        outcomes = dict(zip(todo, run_searches([self._search(problems[k], clean[k], rngs[k]) for k in todo], victim)))
+        outcomes = dict(zip(todo, run_searches([self._search(problems[k], clean[k], batch.rngs[k]) for k in todo],
+                                               victim)))
         results = []
         for index, problem in enumerate(problems):
             outcome, queries = outcomes.get(index, (Outcome("skipped", probabilities=clean[index]), 0))
@@ -225,11 +224,7 @@ class GrammarAttack(GrammarNoiseBase):
         return noised._replace(columns=columns)
 
 
-def _as_pair(item: Any) -> Any:
-    """A ``(first, second, target)`` tuple (a pair as JSON gives it back) as a :class:`PairText`; texts as they are."""
-    return PairText(*item) if isinstance(item, tuple) and not isinstance(item, PairText) else item
-
-
-def _clean_input(item: Any) -> ClassifierInput:
-    """The victim's input for a field: ``(text,)``, or the pair in the task's order."""
-    return (item.first, item.second) if isinstance(item, PairText) else (item,)
+def _clean_inputs(batch: NoiseInput) -> list[ClassifierInput]:
+    """The victim's input for each row: ``(text,)``, or the pair in the task's order (the whole pair is classified)."""
+    pairs = batch.pairs if batch.pairs is not None else [None] * len(batch)
+    return [(text,) if pair is None else (pair.first, pair.second) for text, pair in zip(batch.texts, pairs)]

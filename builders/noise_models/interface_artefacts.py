@@ -28,7 +28,7 @@ from typing import Any, ClassVar
 from noisecraft.citations import NOISEQA_CITATION
 from noisecraft.edits import Edit, Noised, Span, noised_from_edits, overlaps
 from noisecraft.errors import ConfigError
-from noisecraft.noise_models.base import Capabilities, NoiseModel
+from noisecraft.noise_models.base import Capabilities, NoiseInput, NoiseModel
 from noisecraft.noise_models.entity_spans import ENTITY_TYPES, Entity, EntityTagger, TaggedSentences
 from noisecraft.noise_models.natural import function_words
 from noisecraft.params import param
@@ -85,8 +85,8 @@ class _InterfaceArtefact(NoiseModel):
         """The sorted, non-overlapping spans of ``text`` to delete."""
         raise NotImplementedError
 
-    def apply(self, texts: Sequence[str], rngs: Sequence[ExampleRng],
-              protected: Sequence[Sequence[Span]] | None = None) -> list[Noised]:
+    def apply(self, batch: NoiseInput) -> list[Noised]:
+        texts, rngs, protected = batch.texts, batch.rngs, batch.protected
         results = []
         for index, (text, rng) in enumerate(zip(texts, rngs)):
             keep = protected[index] if protected else ()
@@ -265,13 +265,13 @@ class ReplaceEntity(NoiseModel):
         runtime = self.runtime()
         return {"entities": runtime.provenance()} if isinstance(runtime, EntityTagger) else {}
 
-    def prepare(self, texts: Sequence[Any], ids: Sequence[str] | None = None, progress: bool = True) -> None:
+    def prepare(self, batch: NoiseInput, progress: bool = True) -> None:
         runtime = self.runtime()
         if isinstance(runtime, EntityTagger):
-            runtime.entities(list(dict.fromkeys(texts)), progress)
+            runtime.entities(list(dict.fromkeys(batch.texts)), progress)
 
-    def apply(self, texts: Sequence[str], rngs: Sequence[ExampleRng],
-              protected: Sequence[Sequence[Span]] | None = None) -> list[Noised]:
+    def apply(self, batch: NoiseInput) -> list[Noised]:
+        texts, rngs, protected = batch.texts, batch.rngs, batch.protected
         found: list[list[Entity] | None] = self.runtime().entities(texts)
         allowed = self.allowed_types()
         results = []

@@ -28,13 +28,12 @@ new version beside ``keyboard@1``:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
 from noisecraft.citations import NOISEQA_CITATION
-from noisecraft.edits import Noised, Span
-from noisecraft.noise_models.base import NoiseModel
+from noisecraft.edits import Noised
+from noisecraft.noise_models.base import NoiseInput, NoiseModel
 from noisecraft.noise_models.keyboard_layouts import (
     NeighbourTable,
     TypingTable,
@@ -124,12 +123,8 @@ class KeyboardTypos(NoiseModel):
         return (f"Keyboard typos on the `{self.resolved_layout()}` layout: each word, with probability {self.rate}, "
                 f"gets a typo: {how}. Case is preserved and diacritics of decomposable characters are kept.")
 
-    def apply(
-        self,
-        texts: Sequence[str],
-        rngs: Sequence[ExampleRng],
-        protected: Sequence[Sequence[Span]] | None = None,
-    ) -> list[Noised]:
+    def apply(self, batch: NoiseInput) -> list[Noised]:
+        texts, rngs, protected = batch.texts, batch.rngs, batch.protected
         runtime: KeyboardRuntime = self.runtime()
         table, positions_of = runtime.table, runtime.positions_of
 
@@ -235,12 +230,8 @@ class KeyboardTyposV2(NoiseModel):
                 f"Only what this layout types is changed: {layout.typing_description(self.lang)}"
                 + (f" {note}" if note else ""))
 
-    def apply(
-        self,
-        texts: Sequence[str],
-        rngs: Sequence[ExampleRng],
-        protected: Sequence[Sequence[Span]] | None = None,
-    ) -> list[Noised]:
+    def apply(self, batch: NoiseInput) -> list[Noised]:
+        texts, rngs, protected = batch.texts, batch.rngs, batch.protected
         runtime: TypingRuntime = self.runtime()
         sites_of = runtime.sites_of
 

@@ -37,7 +37,7 @@ from __future__ import annotations
 import hashlib
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
@@ -46,10 +46,10 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from noisecraft.citations import LENGTHENING_CITATION, NOISEQA_CITATION, WIKIEDIT_CITATION
-from noisecraft.edits import Edit, Noised, Span, noised_from_edits, overlaps
+from noisecraft.edits import Edit, Noised, noised_from_edits, overlaps
 from noisecraft.errors import ConfigError
 from noisecraft.noise_dictionary import NoiseDictionary, dictionary_from_rows, read_dictionary_rows
-from noisecraft.noise_models.base import NoiseModel
+from noisecraft.noise_models.base import NoiseInput, NoiseModel
 from noisecraft.noise_models.per_word import noise_each_word
 from noisecraft.params import param
 from noisecraft.seeding import ExampleRng
@@ -184,8 +184,8 @@ class WikiEditNoise(_DictionaryNoise):
                 f"random order and those in the dictionary are replaced by a mined noisy form, drawn by probability, "
                 f"until {self.rate:.0%} of the words are replaced or no candidate is left (see the achieved edit rate).")
 
-    def apply(self, texts: Sequence[str], rngs: Sequence[ExampleRng],
-              protected: Sequence[Sequence[Span]] | None = None) -> list[Noised]:
+    def apply(self, batch: NoiseInput) -> list[Noised]:
+        texts, rngs, protected = batch.texts, batch.rngs, batch.protected
         dictionary = self._dictionary
         finditer = word_pattern().finditer
         results = []
@@ -327,8 +327,8 @@ class WikiEditNoiseV2(WikiEditNoise):
                             "the rest (drop_unedited=false keeps them unchanged).")
         return warnings
 
-    def apply(self, texts: Sequence[str], rngs: Sequence[ExampleRng],
-              protected: Sequence[Sequence[Span]] | None = None) -> list[Noised]:
+    def apply(self, batch: NoiseInput) -> list[Noised]:
+        texts, rngs, protected = batch.texts, batch.rngs, batch.protected
         dictionary = self._dictionary
         results = []
         for index, text in enumerate(texts):
@@ -421,9 +421,8 @@ class MisspellingNoise(_DictionaryNoise):
             return None
         return 0, len(word), match_case(word, self._dictionary.sample(key, rng))
 
-    def apply(self, texts: Sequence[str], rngs: Sequence[ExampleRng],
-              protected: Sequence[Sequence[Span]] | None = None) -> list[Noised]:
-        return noise_each_word(texts, rngs, protected, self.rate, self._misspell, "misspelling")
+    def apply(self, batch: NoiseInput) -> list[Noised]:
+        return noise_each_word(batch.texts, batch.rngs, batch.protected, self.rate, self._misspell, "misspelling")
 
 
 @dataclass(frozen=True)
@@ -463,6 +462,5 @@ class ReduplicationNoise(_DictionaryNoise):
         i = positions[rng.below(len(positions))]
         return 0, len(word), word[: i + 1] + word[i] * self.extra_letters + word[i + 1 :]
 
-    def apply(self, texts: Sequence[str], rngs: Sequence[ExampleRng],
-              protected: Sequence[Sequence[Span]] | None = None) -> list[Noised]:
-        return noise_each_word(texts, rngs, protected, self.rate, self._lengthen, "reduplication")
+    def apply(self, batch: NoiseInput) -> list[Noised]:
+        return noise_each_word(batch.texts, batch.rngs, batch.protected, self.rate, self._lengthen, "reduplication")

@@ -29,9 +29,9 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from noisecraft.citations import NOISEQA_CITATION
-from noisecraft.edits import Noised, Span, align
+from noisecraft.edits import Noised, align
 from noisecraft.errors import ConfigError
-from noisecraft.noise_models.base import Capabilities, NoiseModel
+from noisecraft.noise_models.base import Capabilities, NoiseInput, NoiseModel
 from noisecraft.noise_models.speech_asr import (
     OpenAIWhisperRecogniser,
     PocketsphinxRecogniser,
@@ -50,7 +50,6 @@ from noisecraft.params import param
 from noisecraft.runtime import CurrentCache, ResultCache, cached_map, run_batched
 from noisecraft.runtime.batching import stable_key
 from noisecraft.runtime.device import DEVICES, DTYPES
-from noisecraft.seeding import ExampleRng
 
 TTS_ENGINES = ("gtts", "espeak")
 ASR_ENGINES = ("whisper", "hf-whisper", "pocketsphinx")
@@ -252,10 +251,9 @@ class SpeechInterfaceNoise(NoiseModel):
 
     # --- noise -----------------------------------------------------------------------------------------------------
 
-    def prepare(self, texts: Sequence[Any], ids: Sequence[str] | None = None, progress: bool = True) -> None:
-        self.runtime().transcribe(list(texts), progress)
+    def prepare(self, batch: NoiseInput, progress: bool = True) -> None:
+        self.runtime().transcribe(list(batch.texts), progress)
 
-    def apply(self, texts: Sequence[str], rngs: Sequence[ExampleRng],
-              protected: Sequence[Sequence[Span]] | None = None) -> list[Noised]:
-        transcripts = self.runtime().transcribe(list(texts), progress=False)
-        return [Noised(noisy, align(text, noisy, "asr")) for text, noisy in zip(texts, transcripts)]
+    def apply(self, batch: NoiseInput) -> list[Noised]:
+        transcripts = self.runtime().transcribe(list(batch.texts), progress=False)
+        return [Noised(noisy, align(text, noisy, "asr")) for text, noisy in zip(batch.texts, transcripts)]

@@ -22,12 +22,12 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from noisecraft.citations import NOISEQA_CITATION, OPUS_MT_CITATION
-from noisecraft.edits import Noised, Span, align
+from noisecraft.edits import Noised, align
 from noisecraft.errors import ConfigError
-from noisecraft.noise_models.base import Capabilities, NoiseModel
+from noisecraft.noise_models.base import Capabilities, NoiseInput, NoiseModel
+from noisecraft.noise_models.record import Join
 from noisecraft.params import param
 from noisecraft.runtime.device import DTYPES
-from noisecraft.seeding import ExampleRng
 
 OPUS_MT = "Helsinki-NLP/opus-mt-{source}-{target}"
 TOO_LONG = "longer than the translation model's input limit"
@@ -119,12 +119,11 @@ class RoundTripTranslation(_TranslationNoise):
         back = dict(zip(known, backward.generate(known, desc=f"{self.pivot}->{self.lang}", progress=progress)))
         return [None if p is None else back[p] for p in pivots]
 
-    def prepare(self, texts: Sequence[Any], ids: Sequence[str] | None = None, progress: bool = True) -> None:
-        self.round_trip(texts, progress)
+    def prepare(self, batch: NoiseInput, progress: bool = True) -> None:
+        self.round_trip(batch.texts, progress)
 
-    def apply(self, texts: Sequence[str], rngs: Sequence[ExampleRng], protected: Sequence[Sequence[Span]] | None = None,
-              ids: Sequence[str] | None = None) -> list[Noised]:
-        return self._noised(texts, self.round_trip(texts))
+    def apply(self, batch: NoiseInput) -> list[Noised]:
+        return self._noised(batch.texts, self.round_trip(batch.texts))
 
 
 @dataclass(frozen=True)
@@ -144,8 +143,6 @@ class NaturalTranslation(_TranslationNoise):
     name: ClassVar[str] = "natural-translation"
     version: ClassVar[int] = 1
     citation: ClassVar[str] = f"{NOISEQA_CITATION}\n\n{OPUS_MT_CITATION}"
-    capabilities: ClassVar[Capabilities] = Capabilities(protects_spans=False, edit_log="aligned", deterministic=True,
-                                                        by_id=True, model_based=True)
 
     def check(self) -> None:
         if self.from_lang == self.lang:
@@ -156,12 +153,12 @@ class NaturalTranslation(_TranslationNoise):
     def model_name(self) -> str:
         return self.model or OPUS_MT.format(source=self.from_lang, target=self.lang)
 
-    def load(self) -> tuple[dict[str, str], str, Any]:
-        from noisecraft.sources.registry import load_source
+    def load(self) -> Any:
+        return self._generator(self.model_name(), self.revision, self.from_code, self.lang_code)
 
-        data = load_source("xquad", self.from_lang, "validation", Path(self.data_file) if self.data_file else None)
-        questions = {str(row["id"]): row["question"] for row in data.rows}
-        return questions, data.origin, self._generator(self.model_name(), self.revision, self.from_code, self.lang_code)
+    def join(self) -> Join:
+        """The question with the same id in XQuAD's ``from_lang`` file (the source layer joins it)."""
+        return Join("xquad", self.from_lang, "validation", "question", self.data_file)
 
     def describe(self) -> str:
         name = self.model_name()
@@ -171,26 +168,16 @@ class NaturalTranslation(_TranslationNoise):
                 "question.")
 
     def provenance(self) -> dict[str, Any]:
-        return {"model": self.runtime()[2].provenance(), "questions": f"xquad.{self.from_lang}"}
+        return {"model": self.runtime().provenance(), "questions": f"xquad.{self.from_lang}"}
 
-    def parallel_questions(self, ids: Sequence[str]) -> list[str]:
-        """The ``from_lang`` question of every id; an id without one is an error (XQuAD ids are parallel)."""
-        questions, origin, _ = self.runtime()
-        missing = [i for i in ids if str(i) not in questions]
-        if missing:
-            raise ConfigError(f"natural-translation: id {missing[0]!r} has no question in {origin} "
-                              f"({len(missing)} of {len(ids)} ids missing); the build's rows must be XQuAD rows whose "
-                              "ids exist in every language")
-        return [questions[str(i)] for i in ids]
+    def prepare(self, batch: NoiseInput, progress: bool = True) -> None:
+        self.runtime().generate(self._questions(batch), desc=f"{self.from_lang}->{self.lang}", progress=progress)
 
-    def prepare(self, texts: Sequence[Any], ids: Sequence[str] | None = None, progress: bool = True) -> None:
-        if ids is None:
-            raise ConfigError("natural-translation needs the example ids")
-        self.runtime()[2].generate(self.parallel_questions(ids), desc=f"{self.from_lang}->{self.lang}", progress=progress)
+    def apply(self, batch: NoiseInput) -> list[Noised]:
+        return self._noised(batch.texts, self.runtime().generate(self._questions(batch), progress=False))
 
-    def apply(self, texts: Sequence[str], rngs: Sequence[ExampleRng], protected: Sequence[Sequence[Span]] | None = None,
-              ids: Sequence[str] | None = None) -> list[Noised]:
-        if ids is None:
-            raise ConfigError("natural-translation needs the example ids")
-        outputs = self.runtime()[2].generate(self.parallel_questions(ids), progress=False)
-        return self._noised(texts, outputs)
+    def _questions(self, batch: NoiseInput) -> Sequence[str]:
+        if batch.joined is None:
+            raise ConfigError(f"{self.noise_id} needs the parallel questions of its join (run it through "
+                              "noisecraft.noise_models.base.run_steps, which resolves joins)")
+        return batch.joined

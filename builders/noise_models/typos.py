@@ -16,13 +16,12 @@ bare letters could move the mark that followed the second one (decomposed ``ganÃ
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
 from noisecraft.citations import BELINKOV_BISK_CITATION
-from noisecraft.edits import Noised, Span
-from noisecraft.noise_models.base import NoiseModel
+from noisecraft.edits import Noised
+from noisecraft.noise_models.base import NoiseInput, NoiseModel
 from noisecraft.noise_models.keyboard import RATE_HELP
 from noisecraft.noise_models.per_word import noise_each_word
 from noisecraft.params import param
@@ -61,13 +60,9 @@ class SwapTypos(NoiseModel):
         """The language whose words the loop visits (``None``: swap@1's regex words)."""
         return None
 
-    def apply(
-        self,
-        texts: Sequence[str],
-        rngs: Sequence[ExampleRng],
-        protected: Sequence[Sequence[Span]] | None = None,
-    ) -> list[Noised]:
-        return noise_each_word(texts, rngs, protected, self.rate, self._swap, "swap", lang=self._word_lang())
+    def apply(self, batch: NoiseInput) -> list[Noised]:
+        return noise_each_word(batch.texts, batch.rngs, batch.protected, self.rate, self._swap, "swap",
+                               lang=self._word_lang())
 
 
 @dataclass(frozen=True)

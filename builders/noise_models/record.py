@@ -1,0 +1,128 @@
+"""The one input record every noise model's ``apply`` (and ``prepare``) takes: :class:`NoiseInput`.
+
+A model receives the whole row context of a batch (texts, per-example generators, protected spans,
+ids, class labels, the pair a field belongs to, and a joined parallel text) and uses what it needs,
+so no flag has to say which arguments a model takes, and a chain forwards the same record from step
+to step (:func:`noisecraft.noise_models.base.run_steps`). What a model *needs from a source* beyond
+its rows (natural translation reads the parallel question of another language) it declares as a
+:class:`Join`; the source layer (:mod:`noisecraft.sources.join`) resolves it, not the model.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from numbers import Integral
+from typing import Any, NamedTuple
+
+from noisecraft.edits import Span
+from noisecraft.errors import ConfigError
+from noisecraft.seeding import ExampleRng
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def text_problem(value: Any) -> str | None:
+    """Why ``value`` cannot be noised as text (not a string, or not valid Unicode), or ``None`` when it can."""
+    if not isinstance(value, str):
+        return f"is {type(value).__name__} {value!r:.40}, not text"
+    bad = _SURROGATE.search(value)
+    if bad:
+        return f"holds a lone surrogate U+{ord(bad.group()):04X} at offset {bad.start()} (not valid Unicode)"
+    return None
+
+
+def check_seed(seed: Any) -> int:
+    """A seed as a plain ``int`` (numpy integers too); anything else (a float, a bool, a string) is an error."""
+    if not isinstance(seed, Integral) or isinstance(seed, bool):
+        raise ConfigError(f"seed must be an integer, got {seed!r} ({type(seed).__name__})")
+    return int(seed)
+
+
+class PairText(NamedTuple):
+    """A pair task's two texts in the task's order; ``target`` (0 or 1) is the one being noised."""
+
+    first: str
+    second: str
+    target: int
+
+    @property
+    def text(self) -> str:
+        """The text to noise."""
+        return self.second if self.target else self.first
+
+    def with_text(self, text: str) -> PairText:
+        """The same pair with the target text replaced (a chain's next step sees the noisy side)."""
+        return self._replace(second=text) if self.target else self._replace(first=text)
+
+
+@dataclass(frozen=True)
+class Join:
+    """A source-level join a model needs: for each row, ``field`` of the row with the same id in ``source``
+    (language ``lang``, split ``split``; a local ``data_file`` in the original format, or the Hub copy)."""
+
+    source: str
+    lang: str
+    split: str
+    field: str
+    data_file: str = ""
+
+
+@dataclass(frozen=True)
+class NoiseInput:
+    """One batch of one field, as every noise model receives it; all sequences have one item per row.
+
+    * ``texts``: the text to noise (for ``input="pair"`` models, ``(first, second)`` tuples);
+    * ``rngs``: each row's own :class:`~noisecraft.seeding.ExampleRng` (the model's only randomness);
+    * ``ids``: the rows' stable ids (default: their positions ``"0"``, ``"1"``, ...);
+    * ``protected``: character spans each text must keep intact, or ``None`` when there are none;
+    * ``labels``: each row's class label (``None`` items, or negative, where a row has none), or ``None``;
+    * ``pairs``: for a field of a pair task, the :class:`PairText` each text belongs to (its ``text`` is
+      ``texts[i]``; ``None`` items for rows outside a pair), or ``None``;
+    * ``joined``: the text the model's :class:`Join` gave each row, or ``None`` (no join declared).
+    """
+
+    texts: Sequence[Any]
+    rngs: Sequence[ExampleRng]
+    ids: Sequence[str] | None = None
+    protected: Sequence[Sequence[Span]] | None = None
+    labels: Sequence[Any] | None = None
+    pairs: Sequence[PairText | None] | None = None
+    joined: Sequence[str] | None = None
+
+    def __post_init__(self) -> None:
+        if isinstance(self.texts, str):
+            raise ConfigError("pass a list of texts, not one string")
+        set_ = object.__setattr__
+        set_(self, "texts", tuple(self.texts))
+        set_(self, "rngs", tuple(self.rngs))
+        set_(self, "ids", tuple(str(i) for i in range(len(self.texts))) if self.ids is None else tuple(map(str, self.ids)))
+        for name in ("rngs", "ids", "protected", "labels", "pairs", "joined"):
+            value = getattr(self, name)
+            if value is None:
+                continue
+            set_(self, name, tuple(tuple(s) for s in value) if name == "protected" else tuple(value))
+            if len(getattr(self, name)) != len(self.texts):
+                raise ConfigError(f"{len(getattr(self, name))} {name} for {len(self.texts)} texts")
+        if self.protected is not None and not any(self.protected):
+            set_(self, "protected", None)
+
+    def __len__(self) -> int:
+        return len(self.texts)
+
+    def label(self, index: int) -> int | None:
+        """Row ``index``'s class label, or ``None`` where it has none (no layout label, or negative)."""
+        value = self.labels[index] if self.labels is not None else None
+        return int(value) if isinstance(value, int) and value >= 0 else None
+
+    def spans(self, index: int) -> Sequence[Span]:
+        """Row ``index``'s protected spans (empty where there are none)."""
+        return self.protected[index] if self.protected is not None else ()
+
+    def take(self, indices: Sequence[int]) -> NoiseInput:
+        """The rows at ``indices``, in that order (every per-row sequence cut alike)."""
+        pick = (lambda values: None if values is None else [values[i] for i in indices])  # noqa: E731
+        return replace(self, texts=pick(self.texts), rngs=pick(self.rngs), ids=pick(self.ids),
+                       protected=pick(self.protected), labels=pick(self.labels), pairs=pick(self.pairs),
+                       joined=pick(self.joined))
