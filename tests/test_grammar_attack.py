@@ -295,3 +295,11 @@ def test_a_build_refuses_a_victim_trained_on_other_labels(shared, tmp_path):
                                           r"dataset's \(negative, positive\)"):
         nc.build("glue/sst2", noise, tmp_path / "out", data_file=tsv, progress=False)
     assert not (tmp_path / "out" / "noisecraft.json").exists()
+
+
+def test_a_chain_ending_in_an_attack_checks_its_victims_labels(shared):
+    chain = nc.chain(nc.noise("keyboard"), nc.noise("grammar-attack", **{**shared, "victim": str(tiny_model("cls-mnli"))}))
+    mapped = chain.for_labels(("entailment", "neutral", "contradiction"))
+    assert mapped.steps()[-1].label_mapping().targets == (2, 0, 1) and mapped.steps()[0] == chain.steps()[0]
+    with pytest.raises(ConfigError, match=r"grammar-attack@1 victim=.*cls-mnli.*do not fit"):
+        chain.for_labels(("negative", "positive"))

@@ -106,9 +106,11 @@ def resolve_model(name: str, revision: str | None = None) -> ModelRef:
 def _hub_commit(name: str, revision: str | None) -> str:
     """The commit ``revision`` of Hub model ``name`` resolves to: asked of the Hub when it can be reached,
     else read from the local Hugging Face cache."""
-    from huggingface_hub import HfApi, try_to_load_from_cache
+    from huggingface_hub import try_to_load_from_cache
 
     if hub_available():
+        from huggingface_hub import HfApi  # only with network: importing the Hub client alone takes ~1-4 s
+
         try:
             sha = HfApi().model_info(name, revision=revision, timeout=10).sha
         except Exception as exc:
