@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from noisecraft.config_request import ConfigRequest
 from noisecraft.errors import ConfigError, InputError
 from noisecraft.noise_models.base import NoiseModel
 from noisecraft.noise_models.registry import format_noise, parse_noise
@@ -35,26 +36,6 @@ ROW_GROUP_ROWS = 10_000
 SHARD_ROWS = 200_000
 #: Example rows shown in the card.
 EXAMPLES = 3
-
-
-@dataclass(frozen=True)
-class ConfigRequest:
-    """One config to build: which data, which noise (a model, or its text form), which seed."""
-
-    source: str
-    noise: NoiseModel | str
-    lang: str = "en"
-    split: str | None = None
-    data_file: Path | None = None
-    revision: str | None = None
-    seed: int = 0
-    fields: tuple[str, ...] | None = None
-    config_name: str | None = None
-    protect_entities: bool = False
-
-    def __post_init__(self) -> None:
-        if not 0 <= self.seed < 2**63:
-            raise ConfigError(f"seed must be an integer in [0, 2**63), got {self.seed}")
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,6 @@ from typing import Any
 
 import numpy as np
 
-from noisecraft import __version__
 from noisecraft.errors import ConfigError
 from noisecraft.extras import require
 from noisecraft.harness.breakdowns import noise_breakdowns
@@ -35,6 +34,7 @@ from noisecraft.harness.scoring import (
 from noisecraft.harness.squad_metric import NORMALISATIONS
 from noisecraft.harness.tasks import CLASSIFICATION, QA, TOKENS
 from noisecraft.runtime.labels import LabelMapping, class_mapping, tag_mapping
+from noisecraft.version import __version__
 
 
 def evaluate(dataset: str | Path, models: Sequence[str | ModelRequest], configs: Sequence[str] | None = None, *,

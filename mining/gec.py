@@ -54,8 +54,8 @@ from noisecraft.errors import ConfigError, InputError
 from noisecraft.grammar.error_types import CLOSED_CLASS, EMPTY, ERROR_TYPES, REFERENCE_SETS
 from noisecraft.mining.gec_m2 import SHOWN_PROBLEMS, M2Edit, M2File, M2Problem, read_m2
 from noisecraft.mining.output import MinedDictionary
-from noisecraft.mining.text_files import AUTO, unique_files
 from noisecraft.noise_dictionary import with_probabilities
+from noisecraft.text_files import AUTO, unique_files
 
 NUCLE_TO_TYPE = {"ArtOrDet": "ArtOrDet", "Prep": "Prep", "Trans": "Trans", "Nn": "Nn", "SVA": "SVA", "Vform": "Vform",
                  "Vt": "Vform", "Wci": "Wchoice", "WOinc": "Worder", "WOadv": "Worder"}

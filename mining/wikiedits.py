@@ -38,11 +38,11 @@ from noisecraft.citations import WIKIEDIT_CITATION
 from noisecraft.errors import ConfigError, InputError
 from noisecraft.mining.mediawiki import DumpError, DumpReader, PageEnd, Revision
 from noisecraft.mining.output import MinedDictionary
-from noisecraft.mining.text_files import cannot_read, unique_files
 from noisecraft.mining.wiki_text import LanguageText, strip_markup
 from noisecraft.noise_dictionary import with_probabilities
 from noisecraft.repo import atomic_write_text
 from noisecraft.seeding import params_digest
+from noisecraft.text_files import cannot_read, unique_files
 from noisecraft.text_units import tokenize
 
 logger = logging.getLogger(__name__)

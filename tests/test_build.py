@@ -12,11 +12,12 @@ from huggingface_hub import DatasetCard
 
 from noisecraft.edits import Edit, apply_edits
 from noisecraft.errors import ConfigError, InputError
+from noisecraft.iob import is_valid_bio
 from noisecraft.noise_models.destructive import sort_tokens
 from noisecraft.pipeline import BuiltConfig, ConfigRequest, build_config, write_card
 from noisecraft.repo import DatasetRepo
 from noisecraft.sources.glue import parse_glue_tsv
-from noisecraft.sources.wikiann import entity_spans, is_valid_bio, parse_rahimi
+from noisecraft.sources.wikiann import TAGS, entity_spans, parse_rahimi
 
 from conftest import corpus
 
@@ -99,7 +100,7 @@ def test_wikiann_keeps_one_tag_per_token_and_bio(tmp_path, lang):
     for row, source in zip(rows, source_rows):
         assert row["ner_tags"] == source["ner_tags"]
         assert len(row["tokens"]) == len(row["ner_tags"])
-        assert is_valid_bio(row["ner_tags"]) == is_valid_bio(source["ner_tags"])
+        assert is_valid_bio([TAGS[t] for t in row["ner_tags"]]) == is_valid_bio([TAGS[t] for t in source["ner_tags"]])
         for token, original, tag in zip(row["tokens"], source["tokens"], source["ner_tags"]):
             assert token and not any(ch.isspace() for ch in token)
             if tag != 0:
@@ -246,7 +247,7 @@ def test_token_tags_stay_valid_on_the_shipped_sample(tmp_path):
         assert len(rows) == len(source_rows) == 4
         for row, clean in zip(rows, source_rows):
             assert row["ner_tags"] == clean["ner_tags"] and len(row["tokens"]) == len(row["ner_tags"])
-            assert is_valid_bio(row["ner_tags"])
+            assert is_valid_bio([TAGS[t] for t in row["ner_tags"]])
             for token, original, tag in zip(row["tokens"], clean["tokens"], clean["ner_tags"]):
                 assert token and not any(ch.isspace() for ch in token)
                 assert tag == 0 or token == original

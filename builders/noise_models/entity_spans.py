@@ -15,13 +15,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from noisecraft.errors import ConfigError, InputError
+from noisecraft.errors import ConfigError
+from noisecraft.iob import entity_runs
 from noisecraft.runtime import ModelRef, Placement, pick_placement, resolve_model
 from noisecraft.runtime.heads import Entities, Head
+from noisecraft.sources.wikiann import tagged_sentences
 
 ENTITY_TYPES = ("LOC", "ORG", "PER")
 #: A named entity: character offsets in its text and its type.
@@ -36,56 +38,19 @@ def entity_type(label: str) -> str | None:
     return _TYPE_NAMES.get(name.upper())
 
 
-def _sentences(path: Path) -> Iterator[tuple[int, list[tuple[str, str]]]]:
-    """(first line number, [(token, tag), ...]) of each sentence of a WikiANN or CoNLL file."""
-    sentence: list[tuple[str, str]] = []
-    first = 0
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read the entity tags: {exc}") from exc
-    for number, line in enumerate(lines, 1):
-        if not line.strip() or line.startswith("-DOCSTART-"):
-            if sentence:
-                yield first, sentence
-            sentence = []
-            continue
-        if "\t" in line:  # WikiANN: lang:token<TAB>tag
-            token, _, tag = line.rpartition("\t")
-            token = token.split(":", 1)[1] if ":" in token[:4] else token
-        else:  # CoNLL: token POS chunk tag
-            parts = line.split()
-            if len(parts) < 2:
-                raise InputError(path, "expected 'token<TAB>tag' (WikiANN) or 'token ... tag' (CoNLL)", f"line {number}")
-            token, tag = parts[0], parts[-1]
-        if not sentence:
-            first = number
-        sentence.append((token, tag.strip()))
-    if sentence:
-        yield first, sentence
-
-
 def sentence_entities(tokens: Sequence[str], tags: Sequence[str]) -> list[Entity]:
-    """Character spans (in the space-joined tokens) and types of the PER/ORG/LOC entities; a tag ``I-X`` that
-    does not continue an ``X`` entity starts one (IOB1, as CoNLL-2003 writes it)."""
-    entities: list[Entity] = []
-    offset = 0
-    current: list[Any] | None = None
-    for token, tag in zip(tokens, tags):
+    """Character spans (in the space-joined tokens) and types of the PER/ORG/LOC entities (IOB1 or IOB2, read by
+    :func:`noisecraft.iob.entity_runs` once each tag's type is mapped: other types are outside an entity)."""
+    mapped = []
+    for tag in tags:
         kind = entity_type(tag) if tag != "O" else None
-        continues = current is not None and kind == current[2] and tag.startswith("I-")
-        if current is not None and not continues:
-            entities.append(tuple(current))  # type: ignore[arg-type]
-            current = None
-        if kind is not None:
-            if current is None:
-                current = [offset, offset + len(token), kind]
-            else:
-                current[1] = offset + len(token)
+        mapped.append("O" if kind is None else f"I-{kind}" if tag.startswith("I-") else f"B-{kind}")
+    starts = []
+    offset = 0
+    for token in tokens:
+        starts.append(offset)
         offset += len(token) + 1
-    if current is not None:
-        entities.append(tuple(current))  # type: ignore[arg-type]
-    return entities
+    return [(starts[first], starts[last] + len(tokens[last]), kind) for kind, first, last in entity_runs(mapped)]
 
 
 class TaggedSentences:
@@ -94,9 +59,9 @@ class TaggedSentences:
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self.by_text: dict[str, list[Entity]] = {}
-        for _, sentence in _sentences(self.path):
-            tokens = [token for token, _ in sentence]
-            self.by_text.setdefault(" ".join(tokens), sentence_entities(tokens, [tag for _, tag in sentence]))
+        for sentence in tagged_sentences(self.path):
+            tokens = [token for _, token, _ in sentence]
+            self.by_text.setdefault(" ".join(tokens), sentence_entities(tokens, [tag for _, _, tag in sentence]))
         if not self.by_text:
             raise ConfigError(f"{self.path}: no tagged sentence in the entity tags file")
 

@@ -53,6 +53,7 @@ from noisecraft.noise_models.base import NoiseInput, NoiseModel
 from noisecraft.noise_models.per_word import noise_each_word
 from noisecraft.params import param
 from noisecraft.seeding import ExampleRng
+from noisecraft.text_files import text_lines
 from noisecraft.text_units import SEGMENTED_LANGUAGES, segmentation_note, word_pattern, word_spans
 
 PLACEMENTS = ("all", "function", "content", "listed")
@@ -359,19 +360,16 @@ class WikiEditNoiseV2(WikiEditNoise):
 
 
 def _word_list(path: Path) -> frozenset[str]:
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read word list: {exc}") from exc
-    return frozenset(line.strip().lower() for line in lines if line.strip() and not line.startswith("#"))
+    return frozenset(line.strip().lower() for _, line in text_lines(path, what="word list")
+                     if line.strip() and not line.startswith("#"))
 
 
 def function_words(lang: str) -> frozenset[str]:
     """The closed-class words of a language shipped in ``builders/wordlists/<lang>.txt``."""
     path = Path(str(resources.files("noisecraft") / "wordlists" / f"{lang}.txt"))
     if not path.is_file():
-        raise ConfigError(f"no function-word list for {lang!r}: --where function/content needs "
-                          f"builders/wordlists/{lang}.txt (or use --where listed --word-list FILE)")
+        raise ConfigError(f"no function-word list for {lang!r}: where=function/content needs "
+                          f"builders/wordlists/{lang}.txt (or use where=listed, word_list=FILE)")
     return _word_list(path)
 
 

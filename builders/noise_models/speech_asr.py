@@ -38,6 +38,7 @@ from noisecraft.errors import ConfigError
 from noisecraft.extras import require
 from noisecraft.noise_models.speech_audio import SAMPLE_RATE, pcm_bytes
 from noisecraft.runtime import Placement, library_versions, load_pretrained, pick_placement, resolve_model
+from noisecraft.text_files import text_lines
 
 #: Samples in one Whisper window (30 s).
 WINDOW = 30 * SAMPLE_RATE
@@ -285,7 +286,7 @@ def arpa_words(path: str | Path) -> set[str]:
     """The unigrams of an ARPA language model (without ``<s>``/``</s>``)."""
     words: set[str] = set()
     inside = False
-    for line in Path(path).read_text(encoding="utf-8").splitlines():
+    for _, line in text_lines(Path(path), what="language model"):
         if line.startswith("\\"):
             inside = line.strip() == "\\1-grams:"
             continue
@@ -303,7 +304,7 @@ def _cut_dictionary(lm: str) -> Path:
 
     words = arpa_words(lm)
     bundled = Path(pocketsphinx.get_model_path()) / "en-us" / "cmudict-en-us.dict"
-    kept = [line for line in bundled.read_text(encoding="utf-8").splitlines()
+    kept = [line for _, line in text_lines(bundled, what="pronunciation dictionary")
             if line.split(" ", 1)[0].split("(", 1)[0] in words]
     if not kept:
         raise ConfigError(f"pocketsphinx language model {Path(lm).name}: none of its words is in the CMU dictionary "
