@@ -81,7 +81,8 @@ def run(args: argparse.Namespace) -> int:
 
     def head(text: str) -> Any:
         request = ModelRequest.parse(text)
-        return load_head(request.name, request.revision, args.device, args.dtype, token_budget=args.token_budget)
+        return load_head(request.name, request.revision, args.device, args.dtype, token_budget=args.token_budget,
+                         progress=True)
 
     label_map = parse_label_map(args.label_map) if args.label_map else None
     results = measure(pairs, [head(m) for m in args.model], [(head(c), label_map) for c in args.classifier])
