@@ -5,7 +5,7 @@ then run it on the clean and the noisy inputs of **all** its configs in one pass
 cache. Inputs are deduplicated by content first: the clean side shared by every config of a source, and
 the rows a noise left unchanged, are computed once and get identical predictions on both sides (an
 unchanged row can never "flip"). A re-run, or a run that adds a config, computes only inputs the cache
-has not seen.
+has not seen. With several models, every pair is compared on the rows they share (:func:`compare_models`).
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from noisecraft.extras import require
 from noisecraft.harness.breakdowns import noise_breakdowns
 from noisecraft.harness.challenge_set import ConfigData, open_challenge_set
 from noisecraft.harness.models import EvalModel, ModelRequest, load_model
+from noisecraft.harness.paired_stats import Statistic, clustered_bootstrap
 from noisecraft.harness.result import EvaluationResult
 from noisecraft.harness.scoring import (
     ScoredConfig,
@@ -29,6 +30,7 @@ from noisecraft.harness.scoring import (
     score_classification,
     score_qa,
     score_tokens,
+    score_value,
     statistic_of,
 )
 from noisecraft.harness.squad_metric import NORMALISATIONS
@@ -85,6 +87,7 @@ def evaluate(dataset: str | Path, models: Sequence[str | ModelRequest], configs:
         "models": [run.record for run in runs],
         "results": [entry for run in runs for entry in run.results],
         "by_language": _by_language([item for run in runs for item in run.scored], settings),
+        "model_comparisons": compare_models([item for run in runs for item in run.scored], settings),
         "notes": [note for run in runs for note in run.notes],
     }
     result = EvaluationResult(record, [item for run in runs for item in run.predictions])
@@ -137,7 +140,9 @@ def _run_model(model: EvalModel, data: list[ConfigData], settings: StatsSettings
         run.scored.append((model.label, d, scored))
         run.results.append({**model.ref.fingerprint(), "config": d.name, "lang": d.lang, "noise": d.noise, "task": d.task.kind,
                             "n": n, "primary_metric": d.task.primary_metric, "metrics": scored.metrics,
-                            "breakdowns": noise_breakdowns(d.edit_counts, d.cer, scored.clean_parts, scored.noisy_parts)})
+                            "noise_id": d.noise_id, "params": d.params,
+                            "breakdowns": noise_breakdowns(d.edit_counts, d.cer, scored.clean_parts, scored.noisy_parts,
+                                                           d.whole_field, settings)})
         run.predictions.append((model.label, d.name, scored.columns))
     return run
 
@@ -169,7 +174,13 @@ def _score(data: ConfigData, clean: list[Any], noisy: list[Any], mapping: LabelM
 
 
 def _by_language(scored: list[tuple[str, ConfigData, ScoredConfig]], settings: StatsSettings) -> list[dict[str, Any]]:
-    """The main score of each model per language, pooling the examples of its configs in that language."""
+    """The main score of each model per language over the rows of all its configs in that language.
+
+    The configs of a folder share their source rows (four noises of the same 872 sentences), so their rows
+    are not independent: the interval is a clustered bootstrap with the source example (source, split and
+    row id) as the cluster, and significance is that interval excluding 0 (McNemar's test assumes independent
+    pairs and is not used here). Per-config tests are in the tables above.
+    """
     groups: dict[tuple[str, str], list[tuple[ConfigData, ScoredConfig]]] = {}
     for label, data, result in scored:
         groups.setdefault((label, data.lang), []).append((data, result))
@@ -177,10 +188,49 @@ def _by_language(scored: list[tuple[str, ConfigData, ScoredConfig]], settings: S
     for (label, lang), members in groups.items():
         clean = np.concatenate([s.clean_parts for _, s in members])
         noisy = np.concatenate([s.noisy_parts for _, s in members])
-        binary = all(s.clean_correct is not None for _, s in members)
-        comparison = settings.compare(statistic_of(clean), statistic_of(noisy), len(clean),
-                                      clean if binary else None, noisy if binary else None)
+        clusters = np.array([f"{d.source}\0{d.split}\0{row_id}" for d, _ in members for row_id in d.ids])
+        clean_value, noisy_value = score_value(clean), score_value(noisy)
+        low, high = clustered_bootstrap(clean, noisy, clusters, settings.resamples, settings.confidence, settings.seed)
         rows.append({"model": label, "lang": lang, "task": members[0][0].task.kind,
                      "primary_metric": members[0][0].task.primary_metric, "configs": [d.name for d, _ in members],
-                     "n": len(clean), **{k: comparison[k] for k in comparison}})
+                     "n": len(clean), "examples": len(set(clusters.tolist())), "clean": clean_value, "noisy": noisy_value,
+                     "difference": clean_value - noisy_value, "ci": [low, high], "test": "clustered bootstrap",
+                     "significant": bool(not np.isnan(low) and (low > 0 or high < 0))})
     return rows
+
+
+def compare_models(scored: list[tuple[str, ConfigData, ScoredConfig]], settings: StatsSettings) -> list[dict[str, Any]]:
+    """Every pair of models on every config both ran on (the same rows): the main score of the first minus the
+    second's on the clean side and on the noisy side, each with its paired bootstrap interval and, for a
+    right/wrong score, McNemar's exact test; and the difference of their drops (clean - noisy)."""
+    by_config: dict[str, list[tuple[str, ConfigData, ScoredConfig]]] = {}
+    for item in scored:
+        by_config.setdefault(item[1].name, []).append(item)
+    comparisons = []
+    for config, members in by_config.items():
+        for i, (first, data, a) in enumerate(members):
+            for second, other, b in members[i + 1 :]:
+                if data.ids != other.ids:
+                    continue
+                entry: dict[str, Any] = {"config": config, "lang": data.lang, "first": first, "second": second,
+                                         "primary_metric": data.task.primary_metric, "n": len(data.ids)}
+                for side in ("clean", "noisy"):
+                    mine, theirs = getattr(a, f"{side}_parts"), getattr(b, f"{side}_parts")
+                    binary = a.clean_correct is not None and b.clean_correct is not None
+                    entry[side] = _relabel(settings.compare(statistic_of(mine), statistic_of(theirs), len(data.ids),
+                                                            mine if binary else None, theirs if binary else None))
+                entry["drop"] = _relabel(settings.compare(_drop_of(a), _drop_of(b), len(data.ids)))
+                comparisons.append(entry)
+    return comparisons
+
+
+def _drop_of(scored: ScoredConfig) -> Statistic:
+    """A model's clean - noisy main score over each resample (to compare two models' drops)."""
+    clean, noisy = statistic_of(scored.clean_parts), statistic_of(scored.noisy_parts)
+    return lambda index: clean(index) - noisy(index)
+
+
+def _relabel(comparison: dict[str, Any]) -> dict[str, Any]:
+    """A comparison of two models: ``first`` and ``second`` for what :func:`compare` calls clean and noisy."""
+    renamed = {"clean": "first", "noisy": "second", "clean_ci": "first_ci", "noisy_ci": "second_ci"}
+    return {renamed.get(key, key): value for key, value in comparison.items()}

@@ -299,12 +299,14 @@ def test_cli_builds_evaluates_two_models_and_writes_the_report(tmp_path):
                         "--no-progress", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert "cls-unnamed  glue-mrpc-en-swap" in result.stdout and "report: report/README.md" in result.stdout
+    assert "models compared on the same rows:" in result.stdout and "noisy: first - second [95% CI]" in result.stdout
     report = tmp_path / "report"
     record = json.loads((report / "results.json").read_text(encoding="utf-8"))
     assert len(record["results"]) == 4 and record["settings"]["bootstrap_resamples"] == 200
     readme = (report / "README.md").read_text(encoding="utf-8")
     for text in ("## Classification", "| model | clean | glue-mrpc-en-keyboard | glue-mrpc-en-swap |", "attack success",
-                 "## By number of edits", "## By language", "![clean_vs_noisy.png](plots/clean_vs_noisy.png)",
+                 "## By number of edits", "## By language", "## Models compared",
+                 "![clean_vs_noisy.png](plots/clean_vs_noisy.png)",
                  "cls-unnamed on glue-mrpc-en-keyboard, glue-mrpc-en-swap: given: LABEL_0→not_equivalent"):
         assert text in readme, text
     for model in ("cls-mrpc", "cls-unnamed"):

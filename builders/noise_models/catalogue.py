@@ -40,8 +40,10 @@ MODELS: dict[tuple[str, int], tuple[str, str]] = {
     ("drop-question-mark", 1): ("interface_artefacts", "DropQuestionMark"),
     ("drop-function-words", 1): ("interface_artefacts", "DropFunctionWords"),
     ("drop-content-words", 1): ("interface_artefacts", "DropContentWords"),
+    ("lowercase-start", 1): ("interface_artefacts", "LowercaseStart"),
     ("replace-entity", 1): ("interface_artefacts", "ReplaceEntity"),
     ("grammar", 1): ("grammar", "GrammarErrors"),
+    ("grammar", 2): ("grammar", "GrammarErrorsV2"),
     ("grammar-attack", 1): ("grammar_attack", "GrammarAttack"),
 }
 #: The newest version of each model, by name.
