@@ -231,3 +231,21 @@ def test_the_harness_has_no_import_circle():
 
     circles = sorted(module for module in graph if reaches(module, module, {module}))
     assert not circles, f"import circle through {circles}"
+
+
+def test_score_vs_noise_leaves_out_buckets_of_too_few_rows_and_draws_intervals(monkeypatch, tmp_path):
+    pytest.importorskip("matplotlib")
+    import noisecraft.harness.plots as plots
+
+    drawn = {}
+    monkeypatch.setattr(plots, "_save", lambda figure, path: drawn.setdefault("figure", figure) and path)
+    result = _result("m", "c", "en", "keyboard@2", {"rate": 0.1}, 0.8, 0.7)
+    result["breakdowns"] = {key: [{"bucket": label, "n": n, "clean": 0.8, "noisy": 0.6, "noisy_ci": [0.5, 0.7]}
+                                  for label, n in buckets]
+                            for key, buckets in (("edits", (("0", 40), ("1", 1), ("2", 30))),
+                                                 ("cer", (("0%", 40), ("0-5%", 31))))}
+    plots.score_vs_noise({"settings": {"confidence": 0.95}, "results": [result]}, tmp_path / "p.png")
+    edits, cer = drawn["figure"].axes[:2]
+    assert [t.get_text() for t in edits.get_xticklabels()] == ["0", "2"]  # the 1-row bucket is not a point
+    assert "1 bucket(s) under 20 rows not shown" in edits.get_title() and "not shown" not in cer.get_title()
+    assert edits.containers and edits.containers[0].has_yerr  # error bars from each bucket's interval
