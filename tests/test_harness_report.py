@@ -16,12 +16,12 @@ from noisecraft.harness.breakdowns import noise_breakdowns
 from noisecraft.harness.challenge_set import ConfigData, character_error_rate
 from noisecraft.harness.classification_metrics import expected_calibration_error, reliability_bins
 from noisecraft.harness.display import MIN_ROWS
-from noisecraft.harness.label_mapping import class_mapping
 from noisecraft.harness.paired_stats import bootstrap_draws, clustered_bootstrap, compare, mean_of, paired_bootstrap
 from noisecraft.harness.plots import rate_sweeps, wrap_name
 from noisecraft.harness.report import difference, language_noise_table, summary_rows
 from noisecraft.harness.scoring import StatsSettings, score_classification
 from noisecraft.harness.tasks import CLASSIFICATION, TaskSpec
+from noisecraft.runtime.labels import class_mapping
 from noisecraft.stats import FieldScores
 
 from conftest import REPO_ROOT
@@ -231,3 +231,21 @@ def test_the_harness_has_no_import_circle():
 
     circles = sorted(module for module in graph if reaches(module, module, {module}))
     assert not circles, f"import circle through {circles}"
+
+
+def test_score_vs_noise_leaves_out_buckets_of_too_few_rows_and_draws_intervals(monkeypatch, tmp_path):
+    pytest.importorskip("matplotlib")
+    import noisecraft.harness.plots as plots
+
+    drawn = {}
+    monkeypatch.setattr(plots, "_save", lambda figure, path: drawn.setdefault("figure", figure) and path)
+    result = _result("m", "c", "en", "keyboard@2", {"rate": 0.1}, 0.8, 0.7)
+    result["breakdowns"] = {key: [{"bucket": label, "n": n, "clean": 0.8, "noisy": 0.6, "noisy_ci": [0.5, 0.7]}
+                                  for label, n in buckets]
+                            for key, buckets in (("edits", (("0", 40), ("1", 1), ("2", 30))),
+                                                 ("cer", (("0%", 40), ("0-5%", 31))))}
+    plots.score_vs_noise({"settings": {"confidence": 0.95}, "results": [result]}, tmp_path / "p.png")
+    edits, cer = drawn["figure"].axes[:2]
+    assert [t.get_text() for t in edits.get_xticklabels()] == ["0", "2"]  # the 1-row bucket is not a point
+    assert "1 bucket(s) under 20 rows not shown" in edits.get_title() and "not shown" not in cer.get_title()
+    assert edits.containers and edits.containers[0].has_yerr  # error bars from each bucket's interval
