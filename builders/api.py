@@ -65,6 +65,8 @@ def perturb(dataset: datasets.Dataset, model: NoiseModel | str, fields: Sequence
     if isinstance(fields, str):
         raise ConfigError(f"fields is a list of column names: fields=[{fields!r}]")
     layout = labels or LabelLayout()
+    class_names = getattr(dataset.features.get(layout.class_label), "names", None) if layout.class_label else None
+    model = model.for_labels(class_names) if class_names else model
     job = NoiseJob(model, seed, tuple(fields), layout, protect_entities, "the dataset")
     if id_column not in dataset.column_names:
         raise ConfigError(f"the dataset has no {id_column!r} column; pass id_column= (a column of unique ids)")

@@ -243,6 +243,8 @@ def build_config(repo: DatasetRepo, request: ConfigRequest, *, num_proc: int = 1
     missing = [f for f in fields if f not in data.features]
     if missing:
         raise ConfigError(f"field {missing[0]!r} is not a column of {info.name}; columns: {', '.join(data.features)}")
+    class_names = getattr(data.features.get(info.class_label), "names", None) if info.class_label else None
+    model = model.for_labels(class_names) if class_names else model
     job = NoiseJob(model, request.seed, tuple(fields), info.labels, request.protect_entities, info.name)
     check_text_fields(data.features, job.fields, info.labels, info.name)
     name = check_name("config", request.config_name or default_config_name(request.source, request.lang, model,

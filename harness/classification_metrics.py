@@ -1,6 +1,6 @@
 """Per-example and aggregate measures of a classifier on clean vs noisy inputs (numpy arrays in, floats out).
 
-Probabilities are over the *dataset's* classes (after :mod:`noisecraft.harness.label_mapping`).
+Probabilities are over the *dataset's* classes (after :mod:`noisecraft.runtime.labels`).
 Confidence is the probability of the predicted class; entropy is in nats. Expected calibration error
 uses Guo et al. (2017)'s 15 equal-width confidence bins ``((m-1)/15, m/15]``.
 

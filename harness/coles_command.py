@@ -73,8 +73,8 @@ def run(args: argparse.Namespace) -> int:
     from noisecraft.errors import ConfigError
     from noisecraft.harness.coles import measure
     from noisecraft.harness.coles_report import write_coles_report
-    from noisecraft.harness.label_mapping import parse_label_map
     from noisecraft.runtime.heads import load_head
+    from noisecraft.runtime.labels import parse_label_map
 
     if not args.model and not args.classifier:
         raise ConfigError("give at least one --model (similarity) or --classifier (downstream)")

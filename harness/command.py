@@ -36,7 +36,7 @@ class _LabelMap(argparse.Action):
 
     def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
                  option_string: str | None = None) -> None:
-        from noisecraft.harness.label_mapping import parse_label_map
+        from noisecraft.runtime.labels import parse_label_map
 
         if not namespace.models:
             raise ConfigError("--label-map applies to the --model given before it: put it after that --model")

@@ -21,10 +21,8 @@ from noisecraft.errors import ConfigError
 from noisecraft.extras import require
 from noisecraft.harness.breakdowns import noise_breakdowns
 from noisecraft.harness.challenge_set import ConfigData, open_challenge_set
-from noisecraft.harness.label_mapping import LabelMapping, class_mapping, tag_mapping
 from noisecraft.harness.models import EvalModel, ModelRequest, load_model
 from noisecraft.harness.paired_stats import Statistic, clustered_bootstrap
-from noisecraft.harness.predictors import predictor_for
 from noisecraft.harness.result import EvaluationResult
 from noisecraft.harness.scoring import (
     ScoredConfig,
@@ -37,6 +35,7 @@ from noisecraft.harness.scoring import (
 )
 from noisecraft.harness.squad_metric import NORMALISATIONS
 from noisecraft.harness.tasks import CLASSIFICATION, QA, TOKENS
+from noisecraft.runtime.labels import LabelMapping, class_mapping, tag_mapping
 from noisecraft.version import __version__
 
 
@@ -54,8 +53,6 @@ def evaluate(dataset: str | Path, models: Sequence[str | ModelRequest], configs:
     evaluates the first rows of each config only. With ``out`` the report (results.json, README.md,
     per-example parquet, plots) is written there. Returns the result (``.to_dict()``, ``.to_json()``).
     """
-    require("torch", "eval")
-    require("transformers", "eval")
     from noisecraft.runtime import library_versions, pick_placement
 
     if qa_normalisation not in NORMALISATIONS:
@@ -67,14 +64,17 @@ def evaluate(dataset: str | Path, models: Sequence[str | ModelRequest], configs:
     if resamples < 0 or not 0 < confidence < 1 or not 0 < alpha < 1:
         raise ConfigError("resamples must be >= 0, confidence and alpha in (0, 1)")
     settings = StatsSettings(resamples, confidence, seed, alpha, qa_normalisation)
+    requests = [m if isinstance(m, ModelRequest) else ModelRequest.parse(m, dict((label_maps or {}).get(m, {})))
+                for m in models]
+    refs = [request.resolve() for request in requests]  # a model that cannot be had fails now, before any data is read
+    require("torch", "eval")
+    require("transformers", "eval")
     challenge = open_challenge_set(dataset, revision)
     names = list(dict.fromkeys(configs or challenge.config_names))
     data = [challenge.load(name, split, max_examples) for name in names]
     placement = pick_placement(device, dtype, extra="eval")
-    requests = [m if isinstance(m, ModelRequest) else ModelRequest.parse(m, dict((label_maps or {}).get(m, {})))
-                for m in models]
-
-    runs = [_run_model(load_model(request, placement, token_budget), data, settings, progress) for request in requests]
+    runs = [_run_model(load_model(request, placement, token_budget, ref), data, settings, progress)
+            for request, ref in zip(requests, refs)]
     record = {
         "noisecraft_version": __version__,
         "dataset": challenge.provenance(names),
@@ -109,7 +109,6 @@ class _ModelRun:
 
 def _run_model(model: EvalModel, data: list[ConfigData], settings: StatsSettings, progress: bool) -> _ModelRun:
     """Predict every clean and noisy input of the configs of the model's task (through the cache) and score them."""
-    from noisecraft.runtime import ResultCache, cached_map
     from noisecraft.runtime.cache import input_key
 
     usable = [d for d in data if d.task.kind == model.task]
@@ -117,25 +116,17 @@ def _run_model(model: EvalModel, data: list[ConfigData], settings: StatsSettings
         raise ConfigError(f"model {model.request.name} is a {model.task} model, and no config evaluated here is "
                           f"({', '.join(f'{d.name}: {d.task.kind}' for d in data)})")
     mappings = {d.name: _mapping(model, d) for d in usable}  # every label problem is reported before any compute
-    predictor = predictor_for(model)
+    task = model.head_task()
     inputs = [item for d in usable for item in (*d.clean, *d.noisy)]
-    computed: list[int] = []
-
-    def compute(missing: list[Any], store: Any) -> Any:
-        computed.append(len(missing))
-        return predictor(missing, store, progress)
-
-    cache = ResultCache("harness", model.namespace(predictor.settings))
-    try:
-        outputs = cached_map(cache, inputs, compute)
-    finally:
-        cache.close()
+    model.head.progress = progress
+    before = model.head.computed
+    outputs = model.head.run(task, inputs, desc=model.label)  # through the prediction cache
+    computed = model.head.computed - before
     distinct = len({input_key(item) for item in inputs})
     run = _ModelRun({
-        **model.record(), "predictor": predictor.settings, "token_budget": model.token_budget,
+        **model.record(task),
         "label_mappings": {name: m.to_dict() for name, m in mappings.items() if m is not None},
-        "inputs": {"total": len(inputs), "distinct": distinct, "computed": sum(computed),
-                   "from_cache": distinct - sum(computed)},
+        "inputs": {"total": len(inputs), "distinct": distinct, "computed": computed, "from_cache": distinct - computed},
     })
     run.notes += [f"{model.label} ({model.task}) was not run on {d.name} ({d.task.kind})" for d in data
                   if d.task.kind != model.task]

@@ -23,10 +23,10 @@ from noisecraft.harness.classification_metrics import (
     reliability_bins,
 )
 from noisecraft.harness.entity_metrics import entity_counts, precision_recall_f1
-from noisecraft.harness.label_mapping import LabelMapping
 from noisecraft.harness.paired_stats import Statistic, compare, f1_of, mean_of
 from noisecraft.harness.squad_metric import exact_match, f1
 from noisecraft.harness.tasks import TOKENS
+from noisecraft.runtime.labels import LabelMapping
 
 
 @dataclass(frozen=True)

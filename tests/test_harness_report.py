@@ -16,12 +16,12 @@ from noisecraft.harness.breakdowns import noise_breakdowns
 from noisecraft.harness.challenge_set import ConfigData, character_error_rate
 from noisecraft.harness.classification_metrics import expected_calibration_error, reliability_bins
 from noisecraft.harness.display import MIN_ROWS
-from noisecraft.harness.label_mapping import class_mapping
 from noisecraft.harness.paired_stats import bootstrap_draws, clustered_bootstrap, compare, mean_of, paired_bootstrap
 from noisecraft.harness.plots import rate_sweeps, wrap_name
 from noisecraft.harness.report import difference, language_noise_table, summary_rows
 from noisecraft.harness.scoring import StatsSettings, score_classification
 from noisecraft.harness.tasks import CLASSIFICATION, TaskSpec
+from noisecraft.runtime.labels import class_mapping
 from noisecraft.stats import FieldScores
 
 from conftest import REPO_ROOT

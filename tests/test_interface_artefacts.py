@@ -115,7 +115,7 @@ def test_replace_entity_with_a_tagger_is_batched_cached_and_recorded():
     for text, noised in zip(CORPUS_EN, results):
         assert apply_edits(text, noised.edits) == noised.text
         assert all(e.replacement in ("[PER]", "[ORG]", "[LOC]") for e in noised.edits) and len(noised.edits) <= 1
-    assert model.provenance()["entities"]["model"] == "ner-tagger"
+    assert model.provenance()["entities"]["model"]["model"] == "ner-tagger"
     assert "/" not in model.params_json
 
 

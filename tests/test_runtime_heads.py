@@ -145,7 +145,7 @@ def test_batches_are_formed_by_length_then_content_never_position():
         forward = head.forward
         tokenizer = head.tokenizer
 
-        def spy(task, batch, forward=forward, batches=batches):
+        def spy(task, batch, forward=forward, batches=batches, tokenizer=tokenizer):
             batches.append(sorted(tokenizer.decode(f.ids["input_ids"], skip_special_tokens=True) for f in batch))
             return forward(task, batch)
 

@@ -109,6 +109,32 @@ def test_caches_spare_synthesis_and_recognition(monkeypatch, domain_lm):
     assert len(other.augment(QUESTIONS)) == len(QUESTIONS)
 
 
+def test_transcripts_are_cached_per_voice(monkeypatch, domain_lm):
+    """Another voice is other audio: its transcripts are computed, never read from the first voice's."""
+    recognised: list[int] = []
+    first = fresh(tts="espeak", voice="en-us", asr="pocketsphinx", lm=domain_lm)
+    recogniser = type(first.runtime().recogniser)
+    original = recogniser.recognise
+    monkeypatch.setattr(recogniser, "recognise", lambda self, clips: recognised.append(len(clips)) or original(self, clips))
+    first.augment(QUESTIONS)
+    assert sum(recognised) == len(QUESTIONS)
+    other_voice = fresh(tts="espeak", voice="en-gb", asr="pocketsphinx", lm=domain_lm)
+    assert other_voice.runtime().caches().transcripts.path != first.runtime().caches().transcripts.path
+    other_voice.augment(QUESTIONS)
+    assert sum(recognised) == 2 * len(QUESTIONS)
+    fresh(tts="espeak", voice="en-us", asr="pocketsphinx", lm=domain_lm).augment(QUESTIONS)
+    assert sum(recognised) == 2 * len(QUESTIONS)  # the first voice again: from its cache
+
+
+def test_the_device_and_batch_size_do_not_key_the_transcript_cache():
+    folder = str(tiny_model("whisper-hf"))
+    runtimes = [fresh(tts="espeak", asr="hf-whisper", asr_model=folder, batch_size=n).runtime() for n in (1, 4)]
+    assert runtimes[0].caches().transcripts.path == runtimes[1].caches().transcripts.path
+    fingerprint = runtimes[0].recogniser.fingerprint()
+    assert "device" not in fingerprint and "batch_size" not in json.dumps(fingerprint)
+    assert runtimes[0].recogniser.provenance() == {**fingerprint, "device": "cpu"}
+
+
 def test_prepare_computes_everything_before_apply(monkeypatch, domain_lm):
     model = fresh(tts="espeak", asr="pocketsphinx", lm=domain_lm)
     prepare_steps(model, QUESTIONS, 0, [str(i) for i in range(len(QUESTIONS))], "text", progress=False)

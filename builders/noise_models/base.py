@@ -210,6 +210,11 @@ class NoiseModel:
         revisions, decode settings, device and precision, library versions. Override (model-based)."""
         return {}
 
+    def for_labels(self, names: Sequence[str]) -> NoiseModel:
+        """This model for a dataset whose class label ``i`` is named ``names[i]`` (builds call it when the label
+        column has names): a model whose output depends on labels checks they fit. Others are unchanged."""
+        return self
+
     def join(self) -> Join | None:
         """The source-level join this model reads (``NoiseInput.joined``), if any; override. The source layer
         resolves it (:mod:`noisecraft.sources.join`): a model never loads another source itself."""

@@ -8,32 +8,21 @@
   content digest. A text the file does not hold is reported, never guessed.
 * **Tagger** (:class:`EntityTagger`): a transformers token-classification checkpoint (id + revision,
   or a saved folder; e.g. a multilingual PER/ORG/LOC model for the XQuAD languages) run through the
-  shared model runtime: batched, cached by model revision and text. Its labels are mapped to
+  runtime's head: batched by tokens, cached by the head's fingerprint and the text, sub-tokens grouped
+  as the ``simple`` aggregation of transformers' pipeline groups them. Its labels are mapped to
   PER/ORG/LOC (PERSON -> PER, GPE -> LOC); other types (MISC, DATE, ...) are not entities here.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from noisecraft.errors import ConfigError
 from noisecraft.iob import entity_runs
-from noisecraft.runtime import (
-    ModelRef,
-    Placement,
-    ResultCache,
-    cached_map,
-    library_versions,
-    load_pretrained,
-    pick_placement,
-    resolve_model,
-    run_batched,
-)
-from noisecraft.runtime.batching import stable_key
-from noisecraft.runtime.cache import CurrentCache
+from noisecraft.runtime import ModelRef, Placement, pick_placement, resolve_model
+from noisecraft.runtime.heads import Entities, Head
 from noisecraft.sources.wikiann import tagged_sentences
 
 ENTITY_TYPES = ("LOC", "ORG", "PER")
@@ -81,53 +70,32 @@ class TaggedSentences:
         return [self.by_text.get(text) for text in texts]
 
 
-@dataclass
 class EntityTagger:
-    """A transformers token-classification model, batched and cached through :mod:`noisecraft.runtime`."""
+    """A transformers token-classification model run through the runtime's head (:class:`Entities`): batched by
+    tokens, cached by the head's fingerprint and the text."""
 
-    ref: ModelRef
-    placement: Placement
-    batch_size: int = 32
-    _pipeline: Any = field(default=None, repr=False)
-
-    def __post_init__(self) -> None:
-        self._cache = CurrentCache("entity-tags", self.identity)
+    def __init__(self, ref: ModelRef, placement: Placement) -> None:
+        self.head = Head(ref, placement)
+        self._task = Entities()
 
     @classmethod
     def resolve(cls, model: str, revision: str | None, device: str, dtype: str) -> EntityTagger:
         return cls(resolve_model(model, revision), pick_placement(device, dtype, extra="speech"))
 
-    def cache(self) -> ResultCache:
-        """The cache under the current cache root (read on every use)."""
-        return self._cache.get()
+    @property
+    def ref(self) -> ModelRef:
+        return self.head.ref
 
-    def identity(self) -> dict[str, Any]:
-        return {"tagger": "transformers token-classification", **self.ref.fingerprint(), "aggregation": "simple",
-                "device": self.placement.kind, "dtype": self.placement.dtype,
-                "libraries": library_versions("torch", "transformers")}
+    def fingerprint(self) -> dict[str, Any]:
+        """What decides the entities (the cache key)."""
+        return self.head.fingerprint(self._task)
 
-    def _tagger(self) -> Callable[[list[str]], Any]:
-        if self._pipeline is None:
-            from transformers import AutoModelForTokenClassification, AutoTokenizer, pipeline
-
-            tokenizer = load_pretrained(AutoTokenizer, self.ref)
-            model = load_pretrained(AutoModelForTokenClassification, self.ref, self.placement)
-            self._pipeline = pipeline("token-classification", model=model, tokenizer=tokenizer,
-                                      aggregation_strategy="simple", device=model.device)
-        return self._pipeline
+    def provenance(self) -> dict[str, Any]:
+        """The fingerprint plus the device, as the card records it."""
+        return self.head.provenance(self._task)
 
     def entities(self, texts: Sequence[str], progress: bool = False) -> list[list[Entity]]:
         """The PER/ORG/LOC entities of each text (computed once per distinct text, then cached)."""
-
-        def tag(batch: list[str]) -> list[list[list[Any]]]:
-            found = self._tagger()(batch, batch_size=len(batch))
-            return [[[g["start"], g["end"], kind] for g in groups if (kind := entity_type(g["entity_group"]))]
-                    for groups in found]
-
-        def compute(missing: list[str], store: Callable[[list[Any], Sequence[Any]], None]) -> list[Any]:
-            return run_batched(missing, [len(t) for t in missing], tag, token_budget=self.batch_size * 512,
-                               max_batch=self.batch_size, keys=[stable_key(t) for t in missing], desc="entities",
-                               unit="text", progress=progress,
-                               on_batch=lambda indices, out: store([missing[i] for i in indices], out))
-
-        return [[(start, end, kind) for start, end, kind in found] for found in cached_map(self.cache(), list(texts), compute)]
+        self.head.progress = progress
+        found = self.head.run(self._task, list(texts), desc="entities")
+        return [[(start, end, kind) for start, end, label in spans if (kind := entity_type(label))] for spans in found]

@@ -310,7 +310,7 @@ class ReplaceEntity(NoiseModel):
 
     def provenance(self) -> dict[str, Any]:
         runtime = self.runtime()
-        return {"entities": runtime.identity()} if isinstance(runtime, EntityTagger) else {}
+        return {"entities": runtime.provenance()} if isinstance(runtime, EntityTagger) else {}
 
     def prepare(self, batch: NoiseInput, progress: bool = True) -> None:
         runtime = self.runtime()
