@@ -142,3 +142,20 @@ def test_abbreviations_come_from_a_given_list(wordnet, tmp_path):
     assert pairs == {"awful": "awful", "brilliant": "brilliant", "happy": "happy", "terrible": "trbl",
                      "wonderful": "wndrfl"}
     assert set(rows["noise"]) == {"abbreviation"}
+
+
+def test_reduplications_only_as_mined(wordnet, tmp_path):
+    """The recipe's reduplication group: reduplication@2 with only_mined keeps the words that have a mined
+    variant and drops the others with a reason the card counts (the paper keeps only mined forms)."""
+    mined = tmp_path / "mined.tsv"
+    mined.write_text("happy\thappyyyy\t4\nhappy\thaaappy\t1\nawful\tawfuuul\t2\n", encoding="utf-8")
+    out = tmp_path / "coles"
+    [built] = nc.build("coles-words", f"reduplication@2(dictionary={mined}, rate=1.0, only_mined=true)", out,
+                       split="reduplication", data_file=write_lexicon(tmp_path / "lex"), config_name="reduplication",
+                       progress=False)
+    rows = datasets.load_dataset(str(out), "reduplication")["reduplication"]
+    assert rows["canonical"] == ["awful", "happy"] and rows["noisy"][0] == "awfuuul"
+    assert rows["noisy"][1] in ("happyyyy", "haaappy")
+    assert built.stats["dropped"] == {"reduplication: no word of this text got a mined variant": 3}
+    with pytest.raises(ConfigError, match="only_mined=true needs the mined variants"):
+        nc.noise("reduplication@2", only_mined=True)

@@ -93,7 +93,7 @@ def local_sets(path: Path, dictionaries: dict[str, Path]) -> list[str]:
     sets = []
     for g, group in enumerate(table["configs"]):
         for n, entry in enumerate(group["noise"]):
-            if isinstance(entry, dict) and entry.get("name") == "reduplication":
+            if isinstance(entry, dict) and str(entry.get("name")).partition("@")[0] == "reduplication":
                 sets.append(f"configs.{g}.noise.{n}.dictionary={dictionaries['reduplication']}")
             elif isinstance(entry, dict) and "dictionary" in entry:
                 [lang] = group["langs"]  # the text form does not fill {lang}: one language a group

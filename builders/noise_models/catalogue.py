@@ -25,6 +25,7 @@ MODELS: dict[tuple[str, int], tuple[str, str]] = {
     ("wikiedit", 2): ("natural", "WikiEditNoiseV2"),
     ("misspelling", 1): ("natural", "MisspellingNoise"),
     ("reduplication", 1): ("natural", "ReduplicationNoise"),
+    ("reduplication", 2): ("natural", "ReduplicationNoiseV2"),
     ("sort", 1): ("destructive", "SortWords"),
     ("sort", 2): ("destructive", "SortWordsV2"),
     ("reverse", 1): ("destructive", "ReverseWords"),

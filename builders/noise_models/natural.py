@@ -462,3 +462,40 @@ class ReduplicationNoise(_DictionaryNoise):
 
     def apply(self, batch: NoiseInput) -> list[Noised]:
         return noise_each_word(batch.texts, batch.rngs, batch.protected, self.rate, self._lengthen, "reduplication")
+
+
+#: Failure reason of ``reduplication@2`` with ``only_mined=true`` for a text that got no mined variant.
+NO_MINED_VARIANT = "reduplication: no word of this text got a mined variant"
+
+
+@dataclass(frozen=True)
+class ReduplicationNoiseV2(ReduplicationNoise):
+    """``reduplication@1`` plus ``only_mined``: lengthenings only as mined from tweets, as the CoLeS protocol keeps
+    them (a word without a mined variant is left alone, and a row that got no edit is dropped with a reason)."""
+
+    only_mined: bool = param(False, "only mined variants: words without one are left as they are and a row that got "
+                                    "no edit is dropped and counted (the CoLeS protocol); needs dictionary=")
+
+    version: ClassVar[int] = 2
+
+    def check(self) -> None:
+        if self.only_mined and not self.dictionary:
+            raise ConfigError(f"{self.noise_id}: only_mined=true needs the mined variants: give dictionary=")
+
+    def describe(self) -> str:
+        if not self.only_mined:
+            return super().describe()
+        return (f"Letter reduplication as mined from tweets (`{self.dictionary}`, {len(self._dictionary)} words): each "
+                f"word that has a mined variant gets one, drawn by its count, with probability {self.rate}; other words "
+                "are left as they are, and a row that got no edit is dropped and counted (the CoLeS protocol).")
+
+    def _lengthen(self, word: str, rng: ExampleRng) -> tuple[int, int, str] | None:
+        if self.only_mined and (not word.isalpha() or _lookup(self._dictionary, word) is None):
+            return None
+        return super()._lengthen(word, rng)
+
+    def apply(self, batch: NoiseInput) -> list[Noised]:
+        results = super().apply(batch)
+        if not self.only_mined:
+            return results
+        return [r if r.edits else Noised(r.text, (), failure=NO_MINED_VARIANT) for r in results]
