@@ -71,10 +71,11 @@ def test_audio_is_16k_and_survives_the_cache_format():
     assert len(resampled) == 16000 and abs(np.abs(np.fft.rfft(resampled)).argmax() - 440) <= 1
 
 
-def test_whisper_batched_equals_one_at_a_time_in_input_order():
+def test_whisper_batched_equals_one_at_a_time_in_input_order(tmp_path, monkeypatch):
     checkpoint = str(tiny_model("whisper-openai") / "model.pt")
     texts = ["Why?", *QUESTIONS, "Why?", QUESTIONS[1]]  # lengths out of order, and repeats
     batched = fresh(tts="espeak", asr="whisper", asr_model=checkpoint, batch_size=3).augment(texts)
+    monkeypatch.setenv("NOISECRAFT_CACHE", str(tmp_path / "other-cache"))  # the batch size is not in the cache key
     single = fresh(tts="espeak", asr="whisper", asr_model=checkpoint, batch_size=1).augment(texts)
     assert batched == single
     assert batched[0] == batched[5] and batched[2] == batched[6]
@@ -83,9 +84,10 @@ def test_whisper_batched_equals_one_at_a_time_in_input_order():
     assert again == batched[::-1]
 
 
-def test_transformers_whisper_batched_equals_one_at_a_time():
+def test_transformers_whisper_batched_equals_one_at_a_time(tmp_path, monkeypatch):
     folder = str(tiny_model("whisper-hf"))
     batched = fresh(tts="espeak", asr="hf-whisper", asr_model=folder, batch_size=4).augment(QUESTIONS)
+    monkeypatch.setenv("NOISECRAFT_CACHE", str(tmp_path / "other-cache"))  # the batch size is not in the cache key
     single = fresh(tts="espeak", asr="hf-whisper", asr_model=folder, batch_size=1).augment(QUESTIONS)
     assert batched == single and len(set(batched)) == len(QUESTIONS)
     provenance = fresh(tts="espeak", asr="hf-whisper", asr_model=folder).provenance()["asr"]
