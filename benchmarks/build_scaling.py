@@ -18,7 +18,12 @@ peak RSS three ways:
   caught between fork and exec still shows its parent's memory);
 * all: ``getrusage(RUSAGE_CHILDREN).ru_maxrss`` of the wrapper once the build has been reaped:
   the exact maximum over the build and every descendant it reaped (an upper bound for each,
-  since a forked child may be charged the pages it shared with its parent at fork time).
+  since a forked child may be charged the pages it shared with its parent at fork time);
+* tree RSS and tree PSS: the peak, over the 50 ms samples, of the *sum* over the build and all its
+  descendants of their RSS (``VmRSS``: pages a forked worker shares with its parent count in both)
+  and of their PSS (``Pss`` of ``/proc/PID/smaps_rollup``: a shared page is split between the processes
+  sharing it, so the sum is the memory the whole tree really holds). Workers are forked where that is
+  safe (:mod:`noisecraft.workers`), so the tree's PSS is the figure to compare with the machine's memory.
 
 Seconds are the wall time of the whole command (interpreter start, imports, JSON parse, noise,
 parquet, card); "cli s" is the time the CLI itself prints (from the start of the build command);
@@ -90,10 +95,20 @@ CHILD = r"""
 import json, os, resource, signal, subprocess, sys, time
 cmd, timeout, log = json.loads(sys.argv[1]), float(sys.argv[2]), sys.argv[3]
 
-def hwm_kb(pid):
+def status_kb(pid, key="VmHWM:"):
     try:
         with open(f"/proc/{pid}/status") as f:
-            return next((int(l.split()[1]) for l in f if l.startswith("VmHWM:")), 0)
+            return next((int(l.split()[1]) for l in f if l.startswith(key)), 0)
+    except OSError:
+        return 0
+
+def hwm_kb(pid):
+    return status_kb(pid)
+
+def pss_kb(pid):
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as f:
+            return next((int(l.split()[1]) for l in f if l.startswith("Pss:")), 0)
     except OSError:
         return 0
 
@@ -101,13 +116,6 @@ def busy_seconds():  # CPU seconds all processes of the machine have used since 
     with open("/proc/stat") as f:
         ticks = [int(v) for v in f.readline().split()[1:9]]
     return (sum(ticks) - ticks[3] - ticks[4]) / os.sysconf("SC_CLK_TCK")  # minus idle and iowait
-
-def cmdline(pid):
-    try:
-        with open(f"/proc/{pid}/cmdline", "rb") as f:
-            return f.read()
-    except OSError:
-        return b""
 
 def descendants(pid):
     found, todo = [], [pid]
@@ -125,14 +133,15 @@ def descendants(pid):
 with open(log, "w") as out:
     busy_start, start = busy_seconds(), time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
-    main_kb, workers, timed_out = 0, {}, False
-    main_cmd = "".join(arg + "\0" for arg in cmd).encode()  # /proc/PID/cmdline of the build
+    main_kb, workers, timed_out, tree_rss, tree_pss = 0, {}, False, 0, 0
     while proc.poll() is None:
         main_kb = max(main_kb, hwm_kb(proc.pid))
-        for pid in descendants(proc.pid):
-            # a child between (v)fork and exec still has its parent's memory (and command line): skip it
-            if cmdline(pid) != main_cmd:
-                workers[pid] = max(workers.get(pid, 0), hwm_kb(pid))
+        kids = descendants(proc.pid)
+        for pid in kids:
+            workers[pid] = max(workers.get(pid, 0), hwm_kb(pid))
+        tree = [proc.pid] + kids
+        tree_rss = max(tree_rss, sum(status_kb(pid, "VmRSS:") for pid in tree))
+        tree_pss = max(tree_pss, sum(pss_kb(pid) for pid in tree))
         if time.perf_counter() - start > timeout:
             timed_out = True
             os.killpg(proc.pid, signal.SIGKILL)
@@ -144,7 +153,8 @@ usage = resource.getrusage(resource.RUSAGE_CHILDREN)
 all_kb, cpu = usage.ru_maxrss, usage.ru_utime + usage.ru_stime
 print(json.dumps({"rc": proc.returncode, "seconds": seconds, "cpu": cpu, "others": (busy - cpu) / seconds,
                   "timed_out": timed_out, "main_kb": main_kb,
-                  "workers_kb": max(workers.values(), default=0), "n_workers": len(workers), "all_kb": all_kb}))
+                  "workers_kb": max(workers.values(), default=0), "n_workers": len(workers), "all_kb": all_kb,
+                  "tree_rss_kb": tree_rss, "tree_pss_kb": tree_pss}))
 """
 
 
@@ -208,7 +218,8 @@ def table_rows(runs: list[dict]) -> list[tuple]:
                      f"{r['cpu']:.0f}" if ok else "-", f"{r['others']:.2f}" if ok else "-",
                      f"{r['rows'] / r['seconds']:,.0f}" if ok else "-",
                      f"{r['main_kb'] / 1024:.0f}", f"{r['workers_kb'] / 1024:.0f}" if r["n_workers"] else "-",
-                     f"{r['all_kb'] / 1024:.0f}", r["shards"] if ok else "-",
+                     f"{r['all_kb'] / 1024:.0f}", f"{r['tree_rss_kb'] / 1024:.0f}", f"{r['tree_pss_kb'] / 1024:.0f}",
+                     r["shards"] if ok else "-",
                      f"{base / r['seconds']:.2f}x" if ok and base and r["num_proc"] > 1 else ""))
     return rows
 
@@ -273,9 +284,12 @@ def main() -> None:
     from noisecraft.stats import format_table
 
     print(f"noisecraft build, keyboard noise, synthetic SQuAD (XQuAD-en paragraphs repeated), {os.cpu_count()} cores; "
-          f"peak RSS: main = build process, workers = largest descendant, all = ru_maxrss over both\n")
+          f"peak RSS: main = build process, workers = largest descendant, all = ru_maxrss over both; tree = peak of "
+          f"the sum over all processes (PSS: shared pages split)\n")
     print(format_table(("impl", "rows", "fields", "num_proc", "seconds", "cli s", "cpu s", "others", "rows/s", "main MB",
-                        "workers MB", "all MB", "shards", "speedup"), table_rows(runs)))
+                        "workers MB", "all MB", "tree RSS MB", "tree PSS MB", "shards", "speedup"), table_rows(runs)))
+    print("\nprevious (issue 22, before one forked pool): 88k rows with contexts at --num-proc 2 peaked at 1,153 MB over "
+          "all processes (618 MB with one process); questions only, --num-proc 2 was 0.83x at 10k rows and 1.43x at 100k")
     for r in runs:
         if "error" in r:
             print(f"\n{r['impl']} {r['rows']:,} rows num_proc {r['num_proc']}: {r['error']}")

@@ -1,7 +1,7 @@
 """Per-example loop vs length-bucketed batches for a sentence-pair classifier on GLUE-style pairs.
 
-The harness runs classifiers through :class:`noisecraft.harness.predictors.ClassifierPredictor`
-(length-bucketed batches under a token budget, :mod:`noisecraft.runtime`). This measures it against
+The harness runs classifiers through the runtime's head (:class:`noisecraft.runtime.heads.Head` with the
+``Probabilities`` task: length-bucketed batches under a token budget, the prediction cache). This measures it against
 the naive loop (tokenise one pair, one forward pass, softmax) on the same pairs, model and placement,
 and checks that both give the same predicted labels. A third row times a re-run served entirely by the
 prediction cache (SQLite).
@@ -81,11 +81,13 @@ def loop(model, pairs: list[list[str]]) -> list[int]:
     """The naive way: one pair at a time (tokenise, forward, softmax, argmax)."""
     import torch
 
+    head = model.head
+    network = head.model(model.head_task())
     predicted = []
     with torch.inference_mode():
         for first, second in pairs:
-            batch = model.tokenizer(first, second, truncation=True, max_length=model.max_length, return_tensors="pt")
-            logits = model.model(**{k: v.to(model.placement.device) for k, v in batch.items()}).logits
+            batch = head.tokenizer(first, second, truncation=True, max_length=head.max_length, return_tensors="pt")
+            logits = network(**{k: v.to(head.placement.device) for k, v in batch.items()}).logits
             predicted.append(int(torch.softmax(logits.float(), dim=-1).argmax(-1)))
     return predicted
 
@@ -136,8 +138,7 @@ def main() -> None:
     import torch
 
     from noisecraft.harness.models import ModelRequest, load_model
-    from noisecraft.harness.predictors import ClassifierPredictor
-    from noisecraft.runtime import ResultCache, cached_map, pick_placement
+    from noisecraft.runtime import pick_placement
 
     if args.threads:
         torch.set_num_threads(args.threads)
@@ -146,15 +147,17 @@ def main() -> None:
         folder = Path(work) / f"classifier-{args.size}"
         build_classifier(folder, args.size)
         placement = pick_placement(args.device, args.dtype, extra="eval")
+        os.environ["NOISECRAFT_CACHE"] = str(Path(work) / "cache")  # a fresh prediction cache for this run
         model = load_model(ModelRequest(str(folder)), placement, args.token_budget)
-        predictor = ClassifierPredictor(model)
+        task, head = model.head_task(), model.head
         sample = args.loop_sample or (len(pairs) if placement.kind == "cuda" else min(400, len(pairs)))
         step = len(pairs) // sample  # an even spread over the files, so the sample has the whole set's lengths
         sampled = pairs[::step][:sample]
-        ClassifierPredictor(model)(pairs[:64], lambda *_: None, progress=False)  # warm-up (kernels, allocator)
+        head.use_cache = False
+        head.run(task, pairs[:64])  # warm-up (kernels, allocator)
+        head.use_cache = True
         loop(model, pairs[:8])
 
-        cache = ResultCache("benchmark", {"model": str(folder), "run": time.time()}, root=Path(work) / "cache")
         looped: list[int] = []
         outputs: list[list[float]] = []
         loop_clock, batched_clock = Clock(placement.device), Clock(placement.device)
@@ -162,23 +165,21 @@ def main() -> None:
             with loop_clock:
                 looped += loop(model, sampled[part::ROUNDS])
             with batched_clock:
-                outputs += cached_map(cache, pairs[part::ROUNDS],
-                                      lambda missing, store: predictor(missing, store, progress=False))
+                outputs += head.run(task, pairs[part::ROUNDS])
         looped = [looped[i] for i in _unstripe(len(sampled))]
         outputs = [outputs[i] for i in _unstripe(len(pairs))]
         batched = [max(range(len(p)), key=p.__getitem__) for p in outputs]
 
         with Clock(placement.device) as cached_clock:
-            cached_map(cache, pairs, lambda missing, store: predictor(missing, store, progress=False))
-        cache.close()
+            head.run(task, pairs)
 
-    lengths = [len(ids) for ids in model.tokenizer([p[0] for p in pairs], [p[1] for p in pairs], truncation=True,
-                                                   max_length=model.max_length)["input_ids"]]
+    lengths = [len(ids) for ids in head.tokenizer([p[0] for p in pairs], [p[1] for p in pairs], truncation=True,
+                                                  max_length=head.max_length)["input_ids"]]
     scale = len(pairs) / sample
     mismatches = sum(a != b for a, b in zip(looped, batched[::step][:sample]))
     device = torch.cuda.get_device_name() if placement.kind == "cuda" else f"CPU, {torch.get_num_threads()} threads"
     print(f"{len(pairs):,} GLUE pairs (mean {sum(lengths) / len(lengths):.1f} tokens, max {max(lengths)}), "
-          f"{args.size} classifier, {device}, {placement.dtype}, token budget {model.token_budget:,}\n")
+          f"{args.size} classifier, {device}, {placement.dtype}, token budget {head.token_budget:,}\n")
     extrapolated = " (extrapolated)" if sample < len(pairs) else ""
     print("| method | pairs timed | wall s | CPU s | pairs/s (wall) | wall s for all pairs |")
     print("|---|---|---|---|---|---|")

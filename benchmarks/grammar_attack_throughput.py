@@ -49,8 +49,11 @@ class OneAtATime:
     def probabilities(self, inputs):
         return [self.victim.probabilities([i])[0] for i in inputs]
 
-    def identity(self):
-        return self.victim.identity()
+    def provenance(self):
+        return self.victim.provenance()
+
+    def label_mapping(self, dataset_labels):
+        return self.victim.label_mapping(dataset_labels)
 
 
 def run(model: GrammarAttack, texts, labels, victim) -> tuple[float, list]:

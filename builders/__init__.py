@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__version__ = "0.2.0"
+from noisecraft.version import __version__ as __version__
 
 _API = ("noise", "perturb", "build", "build_recipe", "chain", "LabelLayout")
 

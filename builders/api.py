@@ -18,12 +18,15 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from noisecraft.config_request import ConfigRequest
 from noisecraft.errors import ConfigError
 from noisecraft.labels import LabelLayout
 from noisecraft.noise_models.base import NoiseModel
 from noisecraft.noise_models.registry import chain, create, parse_noise
 from noisecraft.noising import NoiseJob, check_text_fields, perturb_rows, prepare_field
-from noisecraft.pipeline import BuiltConfig, ConfigRequest, build_all, output_features
+from noisecraft.pipeline import BuiltConfig, build_all, output_features
+from noisecraft.recipe import load_recipe, requests
+from noisecraft.version import DEFAULT_DATASET_VERSION
 
 if TYPE_CHECKING:
     import datasets
@@ -62,6 +65,8 @@ def perturb(dataset: datasets.Dataset, model: NoiseModel | str, fields: Sequence
     if isinstance(fields, str):
         raise ConfigError(f"fields is a list of column names: fields=[{fields!r}]")
     layout = labels or LabelLayout()
+    class_names = getattr(dataset.features.get(layout.class_label), "names", None) if layout.class_label else None
+    model = model.for_labels(class_names) if class_names else model
     job = NoiseJob(model, seed, tuple(fields), layout, protect_entities, "the dataset")
     if id_column not in dataset.column_names:
         raise ConfigError(f"the dataset has no {id_column!r} column; pass id_column= (a column of unique ids)")
@@ -112,15 +117,20 @@ def perturb(dataset: datasets.Dataset, model: NoiseModel | str, fields: Sequence
 def build(source: str, noise: NoiseModel | str | Sequence[NoiseModel | str] = "keyboard", out: str | Path = "noisecraft-out",
           *, lang: str | Sequence[str] = "en", split: str | None = None, data_file: str | Path | None = None,
           revision: str | None = None, seed: int = 0, fields: Sequence[str] | None = None,
-          config_name: str | None = None, protect_entities: bool = False, version: str = "1.0.0",
+          config_name: str | None = None, protect_entities: bool = False, version: str = DEFAULT_DATASET_VERSION,
           pretty_name: str | None = None, num_proc: int = 1, batch_size: int = 1000, overwrite: bool = False,
           progress: bool = True, add_source: bool = False) -> list[BuiltConfig]:
-    """Exactly what ``noisecraft build --source ...`` does: one config per language x noise into ``out``.
-    ``data_file`` may hold ``{lang}``."""
+    """One config per language x noise into ``out``; ``noisecraft build --source ...`` calls exactly this.
+    ``data_file`` may hold ``{lang}`` (it must, for several languages). A folder holding other sources takes
+    this one only with ``add_source``."""
     langs = [lang] if isinstance(lang, str) else list(lang)
     noises = [noise] if isinstance(noise, (str, NoiseModel)) else list(noise)
+    if not langs or not noises:
+        raise ConfigError("give at least one language and one noise")
     if config_name and len(langs) * len(noises) > 1:
-        raise ConfigError("config_name names a single config: give one language and one noise")
+        raise ConfigError("config_name= / --config-name names a single config: give one language and one noise")
+    if data_file is not None and len(langs) > 1 and "{lang}" not in str(data_file):
+        raise ConfigError("several languages with one data_file= / --data-file: put '{lang}' in its path")
     requests = [ConfigRequest(source=source, noise=n, lang=code, split=split,
                               data_file=Path(str(data_file).replace("{lang}", code)) if data_file else None,
                               revision=revision, seed=seed, fields=tuple(fields) if fields else None,
@@ -131,15 +141,16 @@ def build(source: str, noise: NoiseModel | str | Sequence[NoiseModel | str] = "k
 
 
 def build_recipe(path: str | Path, out: str | Path, *, data_dir: str | Path | None = None, seed: int | None = None,
-                 sets: Sequence[str] = (), num_proc: int = 1, batch_size: int = 1000, overwrite: bool = False,
+                 sets: Sequence[str] = (), version: str | None = None, pretty_name: str | None = None,
+                 num_proc: int = 1, batch_size: int = 1000, overwrite: bool = False,
                  progress: bool = True, add_source: bool = False) -> list[BuiltConfig]:
-    """Exactly what ``noisecraft build RECIPE.toml`` does."""
-    from noisecraft.recipe import load_recipe, requests
-
+    """Every config of a recipe into ``out``; ``noisecraft build RECIPE.toml`` calls exactly this. ``seed`` and
+    ``sets`` (``key=value``) override the recipe; ``version`` and ``pretty_name`` default to the recipe's."""
     recipe = load_recipe(Path(path), seed, sets)
-    return build_all(Path(out), requests(recipe, Path(data_dir) if data_dir else None), version=recipe.version,
-                     pretty_name=recipe.pretty_name, recipe=recipe.table, num_proc=num_proc, batch_size=batch_size,
-                     overwrite=overwrite, progress=progress, add_source=add_source)
+    return build_all(Path(out), requests(recipe, Path(data_dir) if data_dir else None),
+                     version=version or recipe.version, pretty_name=pretty_name or recipe.pretty_name,
+                     recipe=recipe.table, num_proc=num_proc, batch_size=batch_size, overwrite=overwrite,
+                     progress=progress, add_source=add_source)
 
 
 __all__ = ["LabelLayout", "build", "build_recipe", "chain", "noise", "perturb"]

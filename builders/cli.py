@@ -1,25 +1,22 @@
 """``noisecraft``: build robustness challenge sets from clean benchmarks.
 
-This module is the only place that wires sources, noise models, the repo writer and the card
-together. Heavy libraries (datasets, pyarrow, jiwer, sacrebleu) are imported only by the
-commands that need them, so ``noisecraft --help`` stays instant.
+The application layer: it parses arguments and calls the Python face (``nc.build``, ``nc.build_recipe``,
+``nc.evaluate``) and the miners' registry, so a bad request gets the same one-line message from both.
+Checks here are about the arguments only (a recipe with ``--source``). Nothing heavy is imported before
+a command runs: ``noisecraft --help`` lists the noise models from their catalogue, not their modules.
 """
 
 from __future__ import annotations
 
 import argparse
-import itertools
 import sys
 import time
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
-from noisecraft import __version__
 from noisecraft.errors import ConfigError, NoisecraftError
-from noisecraft.extras import require
-
-DEFAULT_DATASET_VERSION = "1.0.0"
+from noisecraft.version import DEFAULT_DATASET_VERSION, __version__
 
 EPILOG = """examples:
   noisecraft demo
@@ -32,10 +29,17 @@ EPILOG = """examples:
   noisecraft build --source wikiann --lang th --noise keyboard --protect-entities --out out/
   noisecraft mine wikiedits hiwiki-pages-meta-history.xml.bz2 --lang hi --out wikiedits-hi/
   noisecraft mine gec official-2014.combined.m2 ABCN.dev.gold.bea19.m2 --out gec-confusions/
+  noisecraft mine misspellings wikipedia_for_machines.txt --keyboard-only --out misspellings-en/
+  noisecraft mine reduplication tweets.csv --lexicon positive-words.txt negative-words.txt --out redup-en/
   noisecraft build --source xquad --lang hi --noise 'wikiedit(dictionary=wikiedits-hi/)' --out out/
   noisecraft evaluate --dataset out/ --model deepset/roberta-base-squad2 --out report/
   noisecraft probe type coles/ --tokenizer google-bert/bert-base-uncased --out typing/
+  noisecraft publish out/ --repo-id my-org/xquad-noisy
   noisecraft noises
+  noisecraft layouts
+
+In Python, nc.build(...) and nc.build_recipe(...) (import noisecraft as nc) do what `noisecraft build` does,
+with the same checks and messages; noisecraft.mining.registry.mine(...) does what `noisecraft mine` does.
 """
 
 #: Options of noisecraft < 0.2 that are now noise parameters, and what to write instead.
@@ -56,7 +60,7 @@ class _MovedOption(argparse.Action):
 
 
 def _parser() -> argparse.ArgumentParser:
-    from noisecraft.noise_models.registry import NOISE_MODELS
+    from noisecraft.noise_models.catalogue import LATEST
     from noisecraft.sources.registry import SOURCE_NAMES
 
     parser = argparse.ArgumentParser(
@@ -103,7 +107,7 @@ def _parser() -> argparse.ArgumentParser:
     noise.add_argument("--noise", action="append", metavar="SPEC",
                        help="noise model with its parameters, repeatable: NAME[@VERSION][(key=value, ...)], "
                             "several chained with '|' (default: keyboard). Models: "
-                            f"{', '.join(f'{m.name}@{m.version}' for m in NOISE_MODELS.values())}; "
+                            f"{', '.join(f'{name}@{version}' for name, version in LATEST.items())}; "
                             "`noisecraft noises` lists their parameters")
     noise.add_argument("--seed", type=int, help="random seed (default: 0, or the recipe's seeds)")
     noise.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="sets",
@@ -158,7 +162,7 @@ def _parser() -> argparse.ArgumentParser:
         description="Mine (noisy -> correct) word pairs from consecutive revisions in MediaWiki XML exports or "
                     "pages-meta-history dumps (plain, .gz, .bz2, .7z), streamed; one checkpoint per finished file.",
     )
-    wiki.add_argument("dumps", nargs="+", type=Path, metavar="DUMP", help="MediaWiki XML export/dump files")
+    wiki.add_argument("inputs", nargs="+", type=Path, metavar="DUMP", help="MediaWiki XML export/dump files")
     wiki.add_argument("--lang", required=True, help="language of the wiki (sentence splitting, tokenisation)")
     wiki.add_argument("--namespaces", type=int, nargs="+", default=[0],
                       help="page namespaces to mine (default: 0, articles)")
@@ -167,7 +171,7 @@ def _parser() -> argparse.ArgumentParser:
         description="Read misspelling lists, count (correct, misspelling) pairs across files and classify each by edit "
                     "type (insertion, deletion, transposition, adjacent-key substitution on --layout, substitution, other).",
     )
-    misspellings.add_argument("lists", nargs="+", type=Path, metavar="LIST", help="misspelling list files")
+    misspellings.add_argument("inputs", nargs="+", type=Path, metavar="LIST", help="misspelling list files")
     misspellings.add_argument("--lang", default="en", help="language of the lists (default: %(default)s)")
     misspellings.add_argument("--layout", default="qwerty", help="layout for adjacent-key errors (default: %(default)s)")
     misspellings.add_argument("--keyboard-only", action="store_true",
@@ -180,7 +184,7 @@ def _parser() -> argparse.ArgumentParser:
                     "or UTF-8) and map each to its canonical lexicon word, with counts, extra letters and which letters "
                     "were repeated.",
     )
-    redup.add_argument("tweets", nargs="+", type=Path, metavar="TWEETS.csv", help="Sentiment140-format CSV files")
+    redup.add_argument("inputs", nargs="+", type=Path, metavar="TWEETS.csv", help="Sentiment140-format CSV files")
     redup.add_argument("--lexicon", nargs="+", type=Path, required=True, metavar="WORDS",
                        help="word lists (one word a line; ';' comments as in the Hu & Liu opinion lexicon)")
     redup.add_argument("--lang", default="en", help="language of the tweets (default: %(default)s)")
@@ -190,7 +194,7 @@ def _parser() -> argparse.ArgumentParser:
                     "types of Yin et al. (2020), and estimate the error-type distribution and the confusion weights of "
                     "articles, prepositions and linking words from minimal edits.",
     )
-    gec.add_argument("m2_files", nargs="+", type=Path, metavar="M2FILE", help="M2 files")
+    gec.add_argument("inputs", nargs="+", type=Path, metavar="M2FILE", help="M2 files")
     gec.add_argument("--lang", default="en", help="language of the corpora (default: %(default)s; only en is supported)")
     gec.add_argument("--strict", action="store_true",
                      help="stop at the first bad annotation (malformed, offsets outside the sentence, unknown tag) "
@@ -243,48 +247,32 @@ def _print_stats(built: Sequence[object]) -> None:
 
 
 def cmd_build(args: argparse.Namespace) -> int:
-    from noisecraft.pipeline import ConfigRequest, build_all
+    import noisecraft as nc
 
-    if args.num_proc < 1 or args.batch_size < 1:
-        raise ConfigError("--num-proc and --batch-size must be at least 1")
     start = time.perf_counter()
-    recipe = None
     if args.recipe is not None:
-        from noisecraft.recipe import load_recipe, requests
-
         clashing = [o for o, v in (("--source", args.source), ("--lang", args.lang), ("--noise", args.noise),
                                    ("--data-file", args.data_file), ("--fields", args.fields), ("--split", args.split),
                                    ("--config-name", args.config_name), ("--revision", args.revision)) if v]
         if clashing:
             raise ConfigError(f"a recipe declares its own data and noise: {', '.join(clashing)} cannot be combined with "
                               "it (use --set key=value)")
-        recipe = load_recipe(args.recipe, args.seed, args.sets)
-        todo = requests(recipe, args.data_dir)
-        version = args.dataset_version or recipe.version
-        pretty = args.name or recipe.pretty_name
-    else:
-        if args.source is None:
-            raise ConfigError("give a recipe (noisecraft build RECIPE.toml) or --source")
-        if args.sets or args.data_dir:
-            raise ConfigError("--set and --data-dir apply to recipes")
-        langs = args.lang or ["en"]
-        noises = args.noise or ["keyboard"]
-        if args.config_name and len(langs) * len(noises) > 1:
-            raise ConfigError("--config-name names a single config: give one --lang and one --noise")
-        if args.data_file and len(langs) > 1 and "{lang}" not in args.data_file:
-            raise ConfigError("several --lang with one --data-file: put '{lang}' in the path")
-        todo = [ConfigRequest(source=args.source, noise=noise, lang=lang, split=args.split,
-                              data_file=Path(args.data_file.replace("{lang}", lang)) if args.data_file else None,
-                              revision=args.revision, seed=args.seed or 0,
-                              fields=tuple(args.fields) if args.fields else None, config_name=args.config_name,
-                              protect_entities=args.protect_entities)
-                for lang, noise in itertools.product(langs, noises)]
-        version = args.dataset_version or DEFAULT_DATASET_VERSION
-        pretty = args.name
+    elif args.source is None:
+        raise ConfigError("give a recipe (noisecraft build RECIPE.toml) or --source")
+    elif args.sets or args.data_dir:
+        raise ConfigError("--set and --data-dir apply to recipes")
+    execution = {"num_proc": args.num_proc, "batch_size": args.batch_size, "overwrite": args.overwrite,
+                 "progress": not args.no_progress, "add_source": args.add_source}
     with warnings.catch_warnings(record=True):  # shown below, after the statistics, as noisecraft warnings
-        built = build_all(args.out, todo, version=version, pretty_name=pretty, recipe=recipe.table if recipe else None,
-                          num_proc=args.num_proc, batch_size=args.batch_size, overwrite=args.overwrite,
-                          progress=not args.no_progress, add_source=args.add_source)
+        if args.recipe is not None:
+            built = nc.build_recipe(args.recipe, args.out, data_dir=args.data_dir, seed=args.seed, sets=args.sets,
+                                    version=args.dataset_version, pretty_name=args.name, **execution)
+        else:
+            built = nc.build(args.source, args.noise or "keyboard", args.out, lang=args.lang or "en", split=args.split,
+                             data_file=args.data_file, revision=args.revision, seed=args.seed or 0, fields=args.fields,
+                             config_name=args.config_name, protect_entities=args.protect_entities,
+                             version=args.dataset_version or DEFAULT_DATASET_VERSION, pretty_name=args.name,
+                             **execution)
     _print_stats(built)
     for config in built:
         for note in config.warnings:
@@ -297,18 +285,15 @@ def cmd_build(args: argparse.Namespace) -> int:
 def cmd_demo(args: argparse.Namespace) -> int:
     import datasets
 
-    from noisecraft.pipeline import ConfigRequest, build_all
+    import noisecraft as nc
     from noisecraft.publish import load_fresh
 
     datasets.disable_progress_bars()
-    requests = [
-        ConfigRequest(source="demo", noise="keyboard", seed=args.seed, config_name="keyboard-noiseqa"),
-        ConfigRequest(source="demo", noise="keyboard(mode=coles)", seed=args.seed, config_name="keyboard-coles"),
-        ConfigRequest(source="demo", noise="swap", seed=args.seed, config_name="swap"),
-        ConfigRequest(source="demo", noise="shuffle", seed=args.seed, config_name="shuffle"),
-    ]
-    built = build_all(args.out, requests, version=DEFAULT_DATASET_VERSION, pretty_name="noisecraft demo challenge set",
-                      progress=False)
+    configs = (("keyboard-noiseqa", "keyboard"), ("keyboard-coles", "keyboard(mode=coles)"), ("swap", "swap"),
+               ("shuffle", "shuffle"))
+    built = [config for name, noise in configs
+             for config in nc.build("demo", noise, args.out, seed=args.seed, config_name=name,
+                                    pretty_name="noisecraft demo challenge set", progress=False)]
     print(f"built {len(built)} configs in {args.out}; loading them back with datasets.load_dataset:\n")
     for b in built:
         dataset = load_fresh(args.out, b.name, b.split)
@@ -338,42 +323,25 @@ def cmd_publish(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_mine(args: argparse.Namespace) -> int:
-    import shutil
-
-    from noisecraft.mining.output import write_dictionary
-    from noisecraft.repo import check_name
-
-    if args.config_name is not None:  # before anything is created (wikiedits' checkpoints live under the name)
-        check_name("config", args.config_name)
-    checkpoints = None
+def _miner_options(args: argparse.Namespace) -> dict[str, object]:
+    """The options of ``noisecraft mine MINER`` as the miner's keyword arguments."""
     if args.miner == "wikiedits":
-        from noisecraft.mining.wikiedits import mine_wikiedits
+        return {"num_proc": max(args.num_proc, 1), "progress": not args.no_progress,
+                "namespaces": tuple(args.namespaces), "keep_going": args.keep_going}
+    if args.miner == "gec":
+        return {"strict": args.strict, "encoding": args.encoding}
+    if args.miner == "reduplication":
+        return {"lexicon_files": args.lexicon, "encoding": args.encoding}
+    return {"layout": args.layout, "keyboard_only": args.keyboard_only, "phonetic_filter": not args.no_phonetic_filter,
+            "encoding": args.encoding}
 
-        # one folder per config, so that an interrupted run resumes with what it had finished
-        checkpoints = args.out / ".checkpoints" / (args.config_name or f"wikiedits-{args.lang}")
-        mined = mine_wikiedits(args.dumps, args.lang, checkpoints, max(args.num_proc, 1), not args.no_progress,
-                               tuple(args.namespaces), keep_going=args.keep_going)
-    elif args.miner == "gec":
-        from noisecraft.mining.gec import gec_dictionary
 
-        mined = gec_dictionary(args.m2_files, args.lang, strict=args.strict, encoding=args.encoding)
-    elif args.miner == "reduplication":
-        require("polars", "mining")
-        from noisecraft.mining.reduplication import reduplication_dictionary
+def cmd_mine(args: argparse.Namespace) -> int:
+    from noisecraft.mining.registry import mine
 
-        mined = reduplication_dictionary(args.tweets, args.lexicon, args.lang, encoding=args.encoding)
-    else:
-        from noisecraft.mining.misspellings import misspelling_dictionary
-
-        mined = misspelling_dictionary(args.lists, args.lang, args.layout, args.keyboard_only, not args.no_phonetic_filter,
-                                       encoding=args.encoding)
-    path = write_dictionary(args.out, mined, config_name=args.config_name, version=args.dataset_version,
-                            pretty_name=args.name, overwrite=args.overwrite)
-    if checkpoints is not None:  # the dictionary is written: the per-file results are no longer needed
-        shutil.rmtree(checkpoints, ignore_errors=True)
-        if not any(checkpoints.parent.iterdir()):
-            checkpoints.parent.rmdir()
+    mined, path = mine(args.miner, args.inputs, args.out, lang=args.lang, config_name=args.config_name,
+                       version=args.dataset_version, pretty_name=args.name, overwrite=args.overwrite,
+                       **_miner_options(args))
     print(f"{len(mined.rows)} pairs -> {path}")
     for key, value in mined.stats.items():
         print(f"  {key}: {value}")
@@ -402,16 +370,17 @@ def cmd_layouts(args: argparse.Namespace) -> int:
 
 
 def cmd_noises(args: argparse.Namespace) -> int:
-    from noisecraft.noise_models.registry import NOISE_MODELS, VERSIONS
+    from noisecraft.noise_models.catalogue import LATEST, entries
 
-    for (name, version), model in sorted(VERSIONS.items()):
-        caps = model.capabilities
-        summary = " ".join((model.__doc__ or "").strip().split("\n\n")[0].split())
-        print(f"{name}@{version}{'' if NOISE_MODELS[name] is model else ' (older version, still buildable)'}: {summary}")
-        print(f"  input {caps.input}; edits {caps.edit_log}; {'protects' if caps.protects_spans else 'cannot protect'} "
-              f"labelled spans{'; deterministic' if caps.deterministic else ''}")
-        for spec in model.param_specs():
-            print(f"  {spec.name} ({spec.type_text()}, default {spec.default!r}): {spec.help}")
+    for noise_id, entry in entries().items():
+        name, _, version = noise_id.partition("@")
+        older = "" if LATEST[name] == int(version) else " (older version, still buildable)"
+        print(f"{noise_id}{older}: {entry['summary']}")
+        print(f"  input {entry['input']}; edits {entry['edit_log']}; "
+              f"{'protects' if entry['protects_spans'] else 'cannot protect'} labelled spans"
+              f"{'; deterministic' if entry['deterministic'] else ''}")
+        for spec in entry["params"]:
+            print(f"  {spec['name']} ({spec['type']}, default {spec['default']}): {spec['help']}")
         print()
     return 0
 

@@ -15,7 +15,6 @@ import os
 import socket
 import threading
 import time
-import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -27,7 +26,7 @@ from noisecraft.errors import ConfigError
 #: Hub must fail in well under 3 s, start-up included.
 PROBE_TIMEOUT = 1.5
 UNREACHABLE = "the Hugging Face Hub cannot be reached (offline?)"
-LOCAL_COPY_HINT = "pass --data-file with a local copy in the original release format"
+LOCAL_COPY_HINT = "pass data_file= / --data-file with a local copy in the original release format"
 _TRUE = {"1", "ON", "YES", "TRUE"}
 
 
@@ -41,6 +40,8 @@ def offline_by_setting() -> bool:
 def endpoint_address() -> tuple[str, int]:
     """``(host, port)`` a Hub request first connects to: the HTTPS proxy when one applies, else the
     endpoint itself (``HF_ENDPOINT``, default ``https://huggingface.co``)."""
+    import urllib.request  # here, not at the top: it costs `noisecraft --help` 25 ms (http.client, email)
+
     from huggingface_hub import constants
 
     endpoint = urlsplit(constants.ENDPOINT)
@@ -135,7 +136,7 @@ def load_hub_dataset(hub_id: str, config: str | None, split: str | None, revisio
 
     Hub reachable: the real call. Not reachable: the same call in offline mode, which serves a copy
     from the local datasets/Hub caches and fails at once (no retries) when there is none. ``hint``
-    says what to do instead (sources: pass --data-file).
+    says what to do instead (sources: pass a local data file).
     """
     start_probe()
     import datasets  # ~1 s: the probe runs meanwhile

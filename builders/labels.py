@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from noisecraft.iob import entity_runs
+
 
 @dataclass(frozen=True)
 class LabelLayout:
@@ -31,18 +33,4 @@ class LabelLayout:
 
 def entity_strings(tokens: list[str], tags: list[int], tag_names: tuple[str, ...]) -> list[str]:
     """``"PER: Ada Lovelace"`` strings of the IOB2 entities of a tagged sentence."""
-    found: list[str] = []
-    current: list[str] = []
-    kind = ""
-    for token, tag in zip(tokens, (tag_names[t] for t in tags)):
-        if tag.startswith("I-") and current and tag[2:] == kind:
-            current.append(token)
-            continue
-        if current:
-            found.append(f"{kind}: {' '.join(current)}")
-            current = []
-        if tag != "O":
-            kind, current = tag[2:], [token]
-    if current:
-        found.append(f"{kind}: {' '.join(current)}")
-    return found
+    return [f"{kind}: {' '.join(tokens[first:last + 1])}" for kind, first, last in entity_runs([tag_names[t] for t in tags])]

@@ -15,12 +15,13 @@ import json
 import re
 import shlex
 import warnings
-from collections import Counter, deque
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from noisecraft.config_request import ConfigRequest
 from noisecraft.errors import ConfigError, InputError
 from noisecraft.noise_models.base import NoiseModel
 from noisecraft.noise_models.registry import format_noise, parse_noise
@@ -29,32 +30,13 @@ from noisecraft.repo import DatasetRepo, check_name, valid_config_name
 from noisecraft.sources.base import SourceData
 from noisecraft.sources.registry import load_source
 from noisecraft.stats import ConfigStats
+from noisecraft.workers import WorkerPool
 
 #: Rows per parquet row group, and per shard file (multiples of it keep the layout batch-independent).
 ROW_GROUP_ROWS = 10_000
 SHARD_ROWS = 200_000
 #: Example rows shown in the card.
 EXAMPLES = 3
-
-
-@dataclass(frozen=True)
-class ConfigRequest:
-    """One config to build: which data, which noise (a model, or its text form), which seed."""
-
-    source: str
-    noise: NoiseModel | str
-    lang: str = "en"
-    split: str | None = None
-    data_file: Path | None = None
-    revision: str | None = None
-    seed: int = 0
-    fields: tuple[str, ...] | None = None
-    config_name: str | None = None
-    protect_entities: bool = False
-
-    def __post_init__(self) -> None:
-        if not 0 <= self.seed < 2**63:
-            raise ConfigError(f"seed must be an integer in [0, 2**63), got {self.seed}")
 
 
 @dataclass(frozen=True)
@@ -181,50 +163,42 @@ def _batches(rows: Sequence[dict[str, Any]], batch_size: int) -> Iterator[tuple[
         yield start, rows[start : start + batch_size]
 
 
-def run_batches(job: NoiseJob, data: SourceData, features: Any, num_proc: int, batch_size: int,
-                progress: bool = True, desc: str = "") -> Iterator[BatchResult]:
-    """Results of every batch, in source order; ``num_proc > 1`` uses worker processes with at most
-    ``2 * num_proc`` batches in flight (memory stays bounded by the batch)."""
-    from functools import partial
+def _process_item(item: tuple[NoiseJob, Any, str, int, Sequence[dict[str, Any]]]) -> BatchResult:
+    """:func:`process_batch` on one ``(job, features, origin, start, rows)`` item of the worker pool."""
+    return process_batch(*item)
 
+
+def run_batches(job: NoiseJob, data: SourceData, features: Any, num_proc: int, batch_size: int,
+                progress: bool = True, desc: str = "", pool: WorkerPool | None = None) -> Iterator[BatchResult]:
+    """Results of every batch, in source order; with more than one batch and ``num_proc > 1`` they run in the
+    build's :class:`~noisecraft.workers.WorkerPool` (``pool``, or one made for this call), at most ``2 * num_proc``
+    batches in flight (memory stays bounded by the batch)."""
     from tqdm.auto import tqdm
 
-    work = partial(process_batch, job, features, data.origin)
+    parallel = num_proc > 1 and len(data.rows) > batch_size
+    workers = pool if parallel and pool is not None else WorkerPool(num_proc if parallel else 1)
+    if parallel:
+        workers.start()  # before the progress bar's monitor thread: then the workers can be forked
     seen: set[str] = set()
     bar = tqdm(total=len(data.rows), desc=desc, unit="row", disable=not progress, leave=False)
 
-    def checked(batches: Iterator[tuple[int, Sequence[dict[str, Any]]]]) -> Iterator[tuple[int, Sequence[dict[str, Any]]]]:
-        for start, rows in batches:
+    def items() -> Iterator[tuple[NoiseJob, Any, str, int, Sequence[dict[str, Any]]]]:
+        for start, rows in _batches(data.rows, batch_size):
             for offset, row in enumerate(rows):
                 if row["id"] in seen:
                     raise InputError(data.origin, f"duplicate id {row['id']!r}: every row needs its own random stream",
                                      f"row {start + offset + 1}")
                 seen.add(row["id"])
-            yield start, rows
+            yield job, features, data.origin, start, rows
 
     try:
-        if num_proc > 1 and len(data.rows) > batch_size:
-            import multiprocessing
-
-            with multiprocessing.get_context("spawn").Pool(num_proc) as pool:
-                pending: deque[Any] = deque()
-                for start, rows in checked(_batches(data.rows, batch_size)):
-                    pending.append(pool.apply_async(work, (start, rows)))
-                    if len(pending) >= 2 * num_proc:
-                        result = pending.popleft().get()
-                        bar.update(result.stats.rows_in)
-                        yield result
-                while pending:
-                    result = pending.popleft().get()
-                    bar.update(result.stats.rows_in)
-                    yield result
-        else:
-            for start, rows in checked(_batches(data.rows, batch_size)):
-                result = work(start, rows)
-                bar.update(result.stats.rows_in)
-                yield result
+        for result in workers.imap(_process_item, items()):
+            bar.update(result.stats.rows_in)
+            yield result
     finally:
         bar.close()
+        if workers is not pool:
+            workers.close()
 
 
 # --- a whole config ---------------------------------------------------------------------------
@@ -254,8 +228,9 @@ def _command(request: ConfigRequest, model: NoiseModel, fields: Sequence[str], n
 
 
 def build_config(repo: DatasetRepo, request: ConfigRequest, *, num_proc: int = 1, batch_size: int = 1000,
-                 overwrite: bool = False, progress: bool = True) -> BuiltConfig:
-    """Build one config into ``repo`` and record it in the manifest (the card is rendered by the caller)."""
+                 overwrite: bool = False, progress: bool = True, pool: WorkerPool | None = None) -> BuiltConfig:
+    """Build one config into ``repo`` and record it in the manifest (the card is rendered by the caller); ``pool``
+    is the build's worker pool (reused across its configs), made for this config when not given."""
     if num_proc < 1 or batch_size < 1:
         raise ConfigError("num_proc and batch_size must be at least 1")
     if request.split is not None:
@@ -270,6 +245,8 @@ def build_config(repo: DatasetRepo, request: ConfigRequest, *, num_proc: int = 1
     missing = [f for f in fields if f not in data.features]
     if missing:
         raise ConfigError(f"field {missing[0]!r} is not a column of {info.name}; columns: {', '.join(data.features)}")
+    class_names = getattr(data.features.get(info.class_label), "names", None) if info.class_label else None
+    model = model.for_labels(class_names) if class_names else model
     job = NoiseJob(model, request.seed, tuple(fields), info.labels, request.protect_entities, info.name)
     check_text_fields(data.features, job.fields, info.labels, info.name)
     name = check_name("config", request.config_name or default_config_name(request.source, request.lang, model,
@@ -289,7 +266,7 @@ def build_config(repo: DatasetRepo, request: ConfigRequest, *, num_proc: int = 1
             prepare_field(job, data.rows, field_name, progress)
 
     def tables() -> Iterator[Any]:
-        for result in run_batches(job, data, features, num_proc, batch_size, progress, desc=name):
+        for result in run_batches(job, data, features, num_proc, batch_size, progress, desc=name, pool=pool):
             collected.stats.merge(result.stats)
             collected.examples.extend(result.examples[: EXAMPLES - len(collected.examples)])
             collected.digest.update(result.digests)
@@ -374,15 +351,15 @@ def build_all(out: Path, requests: Sequence[ConfigRequest], *, version: str = "1
     holds configs of other sources takes a new source only with ``add_source`` (the card's sources change)."""
     if not requests:
         raise ConfigError("nothing to build")
-    with DatasetRepo(Path(out), version, pretty_name) as repo:
+    with DatasetRepo(Path(out), version, pretty_name) as repo, WorkerPool(num_proc) as pool:
         held = sorted({str(e["spec"].get("source")) for e in repo.manifest["configs"].values()})
         new = sorted({r.source for r in requests} - set(held))
         if held and new and not add_source:
             raise ConfigError(f"{out} holds a dataset of {', '.join(held)}; this build adds {', '.join(new)}, which changes "
                               "the dataset's sources and card: build into another folder, or pass --add-source "
                               "(add_source=True) to add it")
-        built = [build_config(repo, r, num_proc=num_proc, batch_size=batch_size, overwrite=overwrite, progress=progress)
-                 for r in requests]
+        built = [build_config(repo, r, num_proc=num_proc, batch_size=batch_size, overwrite=overwrite, progress=progress,
+                              pool=pool) for r in requests]
         names = [b.name for b in built]
         if len(names) != len(set(names)):
             clash = next(n for n in names if names.count(n) > 1)

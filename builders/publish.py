@@ -151,7 +151,7 @@ def publish(folder: Path, repo_id: str, *, private: bool = False, api: Any = Non
     api.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)
     if any(ref.name == tag for ref in api.list_repo_refs(repo_id, repo_type="dataset").tags):
         raise ConfigError(f"{repo_id} already has tag {tag}: a published version is never rewritten; "
-                          "build a new --dataset-version")
+                          "build a new version= / --dataset-version")
     files = _local_files(folder)
     commit = api.upload_folder(repo_id=repo_id, folder_path=folder, repo_type="dataset",
                                commit_message=f"noisecraft: dataset version {version}",

@@ -33,9 +33,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from noisecraft.config_request import ConfigRequest
 from noisecraft.errors import ConfigError
 from noisecraft.noise_models.registry import model_class, noise_from_table
-from noisecraft.pipeline import ConfigRequest
 from noisecraft.repo import SEMVER
 
 TOP_KEYS = {"name", "version", "description", "configs"}
@@ -71,7 +71,7 @@ def apply_override(table: dict[str, Any], assignment: str) -> None:
     """``key=value`` with a dotted key (``version=1.1.0``, ``configs.0.langs=["de"]``)."""
     key, sep, value = assignment.partition("=")
     if not sep or not key.strip():
-        raise ConfigError(f"--set expects key=value, got {assignment!r}")
+        raise ConfigError(f"sets= / --set expects key=value, got {assignment!r}")
     node: Any = table
     parts = key.strip().split(".")
     for part in parts[:-1]:
@@ -80,11 +80,11 @@ def apply_override(table: dict[str, Any], assignment: str) -> None:
         elif isinstance(node, dict) and part in node:
             node = node[part]
         else:
-            raise ConfigError(f"--set {key}: the recipe has no {part!r} there")
+            raise ConfigError(f"override {key}: the recipe has no {part!r} there")
     last = parts[-1]
     if isinstance(node, list):
         if not last.isdigit() or int(last) >= len(node):
-            raise ConfigError(f"--set {key}: index {last!r} is out of range")
+            raise ConfigError(f"override {key}: index {last!r} is out of range")
         node[int(last)] = _toml_value(value)
     elif isinstance(node, dict):
         node[last] = _toml_value(value)

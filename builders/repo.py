@@ -27,8 +27,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from noisecraft import __version__
 from noisecraft.errors import ConfigError
+from noisecraft.version import __version__
 
 MANIFEST = "noisecraft.json"
 FORMAT = 1
@@ -237,8 +237,8 @@ class DatasetRepo:
             if held != (version, __version__):
                 raise ConfigError(
                     f"{self.root} holds version {held[0]} built by noisecraft {held[1]}; this build is version "
-                    f"{version} with noisecraft {__version__}. Use another --out folder (or the same --dataset-version "
-                    "and toolkit) so that one repo never mixes versions."
+                    f"{version} with noisecraft {__version__}. Use another out= / --out folder (or the same "
+                    "version= / --dataset-version and toolkit) so that one repo never mixes versions."
                 )
             if pretty_name:
                 manifest["pretty_name"] = pretty_name
@@ -254,7 +254,7 @@ class DatasetRepo:
         if held is not None and held["spec"] != spec and not overwrite:
             raise ConfigError(
                 f"config {name!r} in {self.root} was built with a different spec ({held['spec']}); "
-                "pass --config-name to add it under another name, or --overwrite to replace it"
+                "pass config_name= / --config-name to add it under another name, or overwrite=True / --overwrite to replace it"
             )
 
     def write_split(self, config: str, split: str, tables: Iterable[Any], features: Any,

@@ -17,7 +17,9 @@ import unicodedata
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, fields
-from functools import cache
+from itertools import count, repeat
+from operator import add, mul
+from functools import cache, lru_cache
 from typing import Any
 
 from rapidfuzz.distance import Levenshtein
@@ -42,22 +44,118 @@ def _jiwer_words(text: str) -> list[str]:
     return [word for word in _MULTIPLE_SPACES.sub(" ", text).strip().split(" ") if word]
 
 
+@lru_cache(maxsize=256)  # the original context of every question of a paragraph
+def _word_count(text: str) -> int:
+    """Words of ``text`` as the per-word noise models count them (runs of word characters and marks)."""
+    from noisecraft.text_units import word_pattern
+
+    return len(word_pattern().findall(text))
+
+
+@lru_cache(maxsize=256)
+def _reference_words(text: str) -> list[str]:
+    """:func:`_jiwer_words` of a reference, memoised like :func:`_word_count` (callers never change the list)."""
+    return _jiwer_words(text)
+
+
 def _word_ids(ref: list[str], hyp: list[str]) -> tuple[list[int], list[int]]:
     """The two word sequences as integer ids, so the edit distance compares words exactly.
 
     jiwer does the same; rapidfuzz given lists of strings would compare their hashes instead.
     """
-    ids: dict[str, int] = {}
-    return [ids.setdefault(w, len(ids)) for w in ref], [ids.setdefault(w, len(ids)) for w in hyp]
+    ids = dict(zip(dict.fromkeys(ref + hyp), count())).__getitem__  # C iterators: no Python step per word
+    return list(map(ids, ref)), list(map(ids, hyp))
+
+
+#: sacrebleu 2's 13a rules (``TokenizerRegexp``), each a pattern and its template. The first puts a space on both
+#: sides of punctuation; it matches every space too, so ``re.sub`` runs its template once per word, and Python 3.11
+#: expands templates in Python. Here that rule is one ``str.replace`` per punctuation character present, leaving
+#: spaces as they are (the later rules see a space as one ``[^0-9]`` character whether it is one space or three,
+#: and the result is split on whitespace), and the other rules get replacement functions.
+_13A_RULES = [
+    (r"([\{-\~\[-\` -\&\(-\+\:-\@\/])", r" \1 "),
+    (r"([^0-9])([\.,])", r"\1 \2 "),
+    (r"([\.,])([^0-9])", r" \1 \2"),
+    (r"([0-9])(-)", r"\1 \2 "),
+]
+
+
+def _spaced_after(match: re.Match[str]) -> str:
+    return f"{match[1]} {match[2]} "
+
+
+def _spaced_before(match: re.Match[str]) -> str:
+    return f" {match[1]} {match[2]}"
 
 
 @cache
-def _bleu_helpers() -> tuple[Callable[[str], str], Callable[[str, int, int], tuple[Counter[tuple[str, ...]], int]]]:
-    """sacrebleu's 13a tokenizer and n-gram extractor, imported on first use (sacrebleu is slow to import)."""
-    from sacrebleu.metrics.helpers import extract_all_word_ngrams
+def _bleu_tokenizer() -> Callable[[str], str]:
+    """sacrebleu's 13a tokenizer (imported on first use: sacrebleu is slow to import), its rules applied faster when
+    the installed sacrebleu has the rules this module knows (otherwise sacrebleu's own tokenizer is used). The
+    output is sacrebleu's, character for character (tests/test_stats.py compares them)."""
     from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 
-    return Tokenizer13a(), extract_all_word_ngrams
+    reference = Tokenizer13a()
+    rules = reference._post_tokenizer._re
+    if [(pattern.pattern, template) for pattern, template in rules] != _13A_RULES:
+        return reference
+    spaced = [(ch, f" {ch} ") for ch in map(chr, range(128)) if ch != " " and rules[0][0].fullmatch(ch)]
+    rest = [(rules[1][0].sub, _spaced_after), (rules[2][0].sub, _spaced_before), (rules[3][0].sub, _spaced_after)]
+
+    @lru_cache(maxsize=1024)  # originals repeat (SQuAD contexts); noisy lines rarely do
+    def tokenize(line: str) -> str:
+        line = line.replace("<skipped>", "").replace("-\n", "").replace("\n", " ")
+        if "&" in line:
+            line = line.replace("&quot;", '"').replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">")
+        line = f" {line} "
+        for ch, replacement in spaced:
+            if ch in line:
+                line = line.replace(ch, replacement)
+        for sub, replace in rest:
+            line = sub(replace, line)
+        return " ".join(line.split())
+
+    return tokenize
+
+
+def _ngram_counts(ids: list[int], base: int) -> list[Counter[int]]:
+    """Counts of the n-grams (n = 1..4) of a sequence of token ids below ``base``, each n-gram as one integer
+    (its ids as digits in base ``base``), computed by C iterators (``map`` over shifted views): no tuple and no
+    Python step per n-gram."""
+    counts = [Counter(ids)]
+    keys = ids
+    for n in range(2, BLEU_MAX_ORDER + 1):
+        keys = list(map(add, map(mul, keys, repeat(base)), ids[n - 1 :]))
+        counts.append(Counter(keys))
+    return counts
+
+
+@lru_cache(maxsize=256)  # rows of a paragraph come together; a few MB at most
+def _reference_ngrams(tokenized: str) -> tuple[int, dict[str, int], list[Counter[int]]]:
+    """Length, token ids (from 1) and n-gram counts of a tokenized reference, memoised: every question row of a
+    SQuAD paragraph carries the same original context."""
+    tokens = tokenized.split()
+    vocabulary = dict(zip(dict.fromkeys(tokens), count(1)))
+    return len(tokens), vocabulary, _ngram_counts(list(map(vocabulary.__getitem__, tokens)), len(vocabulary) + 1)
+
+
+def bleu_matches(ref: str, hyp: str) -> tuple[int, int, list[int]]:
+    """Reference length, hypothesis length and sacrebleu's clipped n-gram matches (n = 1..4) of one pair of
+    13a-tokenized lines: per order, ``min(hyp count, ref count)`` summed over the n-grams they share, as
+    ``sacrebleu.metrics.BLEU`` counts them (an unchanged line matches all its n-grams).
+
+    Tokens are numbered by the reference's vocabulary; a hypothesis token the reference lacks is 0, so every
+    n-gram holding one is absent from the reference's counts and matches nothing, exactly as the word itself."""
+    ref_len, vocabulary, ref_counts = _reference_ngrams(ref)
+    if hyp == ref:
+        return ref_len, ref_len, [max(ref_len - n + 1, 0) for n in range(1, BLEU_MAX_ORDER + 1)]
+    hyp_tokens = hyp.split()
+    hyp_ids = list(map(vocabulary.get, hyp_tokens, repeat(0)))
+    matches = []
+    for theirs, mine in zip(_ngram_counts(hyp_ids, len(vocabulary) + 1), ref_counts):
+        common = theirs.keys() & mine.keys()
+        matches.append(sum(map(min, map(theirs.__getitem__, common), map(mine.__getitem__, common))))
+    return ref_len, len(hyp_tokens), matches
 
 
 @dataclass
@@ -76,6 +174,7 @@ class FieldScores:
     - BLEU (sacrebleu 2 ``corpus_bleu`` defaults): per sentence, 13a-tokenised n-gram matches
       (clipped by the reference counts) and totals for n = 1..4, and hypothesis/reference lengths;
       the summed counts go through ``sacrebleu.metrics.BLEU.compute_bleu`` with ``exp`` smoothing.
+      The n-grams are counted by C iterators and a reference's counts are memoised (:func:`bleu_matches`).
     """
 
     sentences: int = 0
@@ -99,23 +198,24 @@ class FieldScores:
         self.sentences += 1
 
         ref_chars, hyp_chars = ref.strip(), hyp.strip()
-        self.char_errors += _char_distance(ref_chars, hyp_chars, likely_distance)
         self.ref_chars += len(ref_chars)
+        if hyp == ref:  # an unchanged field (most rows of a low rate): no distance to compute
+            self.ref_words += len(_reference_words(ref))
+        else:
+            self.char_errors += _char_distance(ref_chars, hyp_chars, likely_distance)
+            ref_words, hyp_words = _word_ids(_reference_words(ref), _jiwer_words(hyp))
+            self.word_errors += Levenshtein.distance(ref_words, hyp_words)
+            self.ref_words += len(ref_words)
 
-        ref_words, hyp_words = _word_ids(_jiwer_words(ref), _jiwer_words(hyp))
-        self.word_errors += Levenshtein.distance(ref_words, hyp_words)
-        self.ref_words += len(ref_words)
-
-        tokenize, extract_ngrams = _bleu_helpers()
-        ref_ngrams, ref_len = extract_ngrams(tokenize(ref.rstrip()), 1, BLEU_MAX_ORDER)
-        hyp_ngrams, hyp_len = extract_ngrams(tokenize(hyp.rstrip()), 1, BLEU_MAX_ORDER)
+        tokenize = _bleu_tokenizer()
+        ref_tokenized = tokenize(ref.rstrip())
+        ref_len, hyp_len, matches = bleu_matches(ref_tokenized, ref_tokenized if hyp == ref else tokenize(hyp.rstrip()))
         self.bleu_sys_len += hyp_len
         self.bleu_ref_len += ref_len
         correct, total = self.bleu_correct, self.bleu_total
         for n in range(1, min(hyp_len, BLEU_MAX_ORDER) + 1):
             total[n - 1] += hyp_len - n + 1  # every position starts one n-gram
-        for ngram in hyp_ngrams.keys() & ref_ngrams.keys():  # matches clipped by the reference's counts
-            correct[len(ngram) - 1] += min(hyp_ngrams[ngram], ref_ngrams[ngram])
+            correct[n - 1] += matches[n - 1]
 
     def merge(self, other: FieldScores) -> None:
         """Add another accumulator's pairs (e.g. another shard's) to this one."""
@@ -206,9 +306,6 @@ class ConfigStats:
 
     def add(self, rows_in: int, kept: Sequence[dict[str, Any]], dropped: Counter[str]) -> None:
         """Count one batch: ``rows_in`` source rows, the ``kept`` output rows, the drop reasons."""
-        from noisecraft.text_units import word_pattern
-
-        findall = word_pattern().findall
         self.rows_in += rows_in
         self.rows += len(kept)
         self.dropped.update(dropped)
@@ -216,7 +313,9 @@ class ConfigStats:
             edits = [e for e in row["noise_edits"] if e["original"] != e["replacement"]]  # only edits that change text
             self.rows_changed += bool(edits)
             self.edits += len(edits)
-            self.edits_by_kind.update(kind for e in edits for kind in dict.fromkeys(e["kind"].split("+")))
+            for kinds, times in Counter([e["kind"] for e in edits]).items():  # each distinct kind split once
+                for kind in dict.fromkeys(kinds.split("+")):
+                    self.edits_by_kind[kind] += times
             touched: Counter[str] = Counter()
             for e in row["noise_edits"]:
                 touched[e["field"]] += max(len(e["original"]), len(e["replacement"]))
@@ -227,7 +326,7 @@ class ConfigStats:
                     self.normalised[name].add(without_case_and_punctuation(_as_text(original)),
                                               without_case_and_punctuation(_as_text(row[name])))
                 if self.per_word:
-                    self.words += len(findall(_as_text(original)))
+                    self.words += _word_count(_as_text(original))
 
     def merge(self, other: ConfigStats) -> None:
         """Add another batch's or shard's counts."""

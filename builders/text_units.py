@@ -269,14 +269,15 @@ def word_spans(text: str, lang: str) -> list[tuple[int, int]]:
 
 
 @cache
-def _non_space() -> re.Pattern[str]:
+def non_space_pattern() -> re.Pattern[str]:
+    """Whitespace-separated tokens (``str.split``'s tokens, with their offsets)."""
     return re.compile(r"\S+")
 
 
 def whitespace_token_spans(text: str, lang: str) -> list[tuple[int, int]]:
     """``(start, end)`` of each whitespace-separated token (``best-known,`` is one), with Thai, Chinese and
     Japanese script runs segmented into words when ``lang`` is th, zh or ja (they have no spaces to split on)."""
-    finditer = _non_space().finditer
+    finditer = non_space_pattern().finditer
     if lang not in SEGMENTED_LANGUAGES:
         return [m.span() for m in finditer(text)]
     return _segment_runs(text, lang, lambda a, b: [m.span() for m in finditer(text, a, b)])

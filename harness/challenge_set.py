@@ -12,13 +12,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from noisecraft.errors import ConfigError
 from noisecraft.harness.tasks import QA, TOKENS, TaskSpec, task_of
+from noisecraft.noise_models.registry import model_class
 from noisecraft.repo import CHALLENGE_SET, MANIFEST, read_manifest
+from noisecraft.stats import FieldScores
 
 
 @dataclass(frozen=True)
@@ -41,6 +43,13 @@ class ConfigData:
     gold: list[Any]
     edit_counts: list[int]
     cer: list[float]
+    #: The noise's ``name@version`` (steps joined by `` | ``) and parameters, as the manifest records them.
+    noise_id: str = ""
+    params: dict[str, Any] = field(default_factory=dict)
+    #: Whether the noise rewrites the whole field (one edit per changed row, whatever it did).
+    whole_field: bool = False
+    #: The source the rows come from: configs of one source and split share their rows (same ids).
+    source: str = ""
 
     def describe(self) -> dict[str, Any]:
         """The config as the report lists it."""
@@ -149,11 +158,20 @@ def _open_hub(repo_id: str, revision: str | None) -> ChallengeSet:
 
 
 def character_error_rate(originals: list[str], noisy: list[str]) -> float:
-    """Character edits (Levenshtein) over original characters, summed over the perturbed fields."""
-    from rapidfuzz.distance import Levenshtein
+    """The row's CER as a fraction, computed as the card computes it (:class:`noisecraft.stats.FieldScores`:
+    jiwer's CER, summed over the perturbed fields), so a breakdown and the card never disagree."""
+    scores = FieldScores()
+    for original, noised in zip(originals, noisy, strict=True):
+        scores.add(original, noised)
+    return scores.exact_scores()["cer"] / 100
 
-    total = sum(len(o) for o in originals)
-    return sum(Levenshtein.distance(o, n) for o, n in zip(originals, noisy)) / total if total else 0.0
+
+def rewrites_whole_field(noise_id: str) -> bool:
+    """Whether a step of the noise (``name@version``, steps joined by ``|``) logs whole-field rewrites."""
+    try:
+        return any(model_class(step).capabilities.edit_log == "whole-field" for step in noise_id.split("|") if step.strip())
+    except ConfigError:  # a noise this noisecraft does not know (a set built by a newer one): count its edits
+        return False
 
 
 def _as_text(value: Any) -> str:
@@ -195,5 +213,7 @@ def paired_examples(config: str, split: str, spec: dict[str, Any], dataset: Any)
     return ConfigData(
         name=config, split=split, lang=spec["lang"], noise=spec.get("noise_spec", spec.get("noise", "")), fields=fields,
         task=task, ids=[str(i) for i in columns["id"]], clean=inputs(False), noisy=inputs(True), gold=gold,
-        edit_counts=[len(edits) for edits in columns["noise_edits"]], cer=cer,
+        edit_counts=[len(edits) for edits in columns["noise_edits"]], cer=cer, noise_id=spec.get("noise", ""),
+        params=dict(spec.get("params") or {}), whole_field=rewrites_whole_field(spec.get("noise", "")),
+        source=spec.get("source", ""),
     )

@@ -1,6 +1,6 @@
 """Per-example and aggregate measures of a classifier on clean vs noisy inputs (numpy arrays in, floats out).
 
-Probabilities are over the *dataset's* classes (after :mod:`noisecraft.harness.label_mapping`).
+Probabilities are over the *dataset's* classes (after :mod:`noisecraft.runtime.labels`).
 Confidence is the probability of the predicted class; entropy is in nats. Expected calibration error
 uses Guo et al. (2017)'s 15 equal-width confidence bins ``((m-1)/15, m/15]``.
 
@@ -30,17 +30,27 @@ def entropy(probs: np.ndarray) -> np.ndarray:
     return -(probs * np.log(safe)).sum(axis=1)
 
 
+def reliability_bins(conf: np.ndarray, correct: np.ndarray, bins: int = ECE_BINS) -> list[dict[str, float]]:
+    """The non-empty equal-width confidence bins ``((m-1)/M, m/M]`` (the first also takes 0): per bin its range,
+    rows, accuracy and mean confidence (a reliability diagram's points)."""
+    edges = np.linspace(0.0, 1.0, bins + 1)
+    which = np.digitize(conf, edges[1:-1], right=True)
+    found = []
+    for m in range(bins):
+        members = which == m
+        if members.any():
+            found.append({"low": float(edges[m]), "high": float(edges[m + 1]), "n": int(members.sum()),
+                          "accuracy": float(correct[members].mean()), "confidence": float(conf[members].mean())})
+    return found
+
+
 def expected_calibration_error(conf: np.ndarray, correct: np.ndarray, bins: int = ECE_BINS) -> float:
     """``sum_m |B_m|/n * |accuracy(B_m) - confidence(B_m)|`` over equal-width bins ``((m-1)/M, m/M]``."""
     if len(conf) == 0:
         return float("nan")
-    edges = np.linspace(0.0, 1.0, bins + 1)
-    which = np.digitize(conf, edges[1:-1], right=True)
     total = 0.0
-    for m in range(bins):
-        members = which == m
-        if members.any():
-            total += members.sum() / len(conf) * abs(correct[members].mean() - conf[members].mean())
+    for b in reliability_bins(conf, correct, bins):
+        total += b["n"] / len(conf) * abs(b["accuracy"] - b["confidence"])
     return float(total)
 
 

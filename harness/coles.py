@@ -24,11 +24,11 @@ from typing import Any
 import numpy as np
 
 from noisecraft.errors import ConfigError
-from noisecraft.harness.label_mapping import LabelMapping, class_mapping
 from noisecraft.probe.corruption import TYPES
 from noisecraft.probe.pairs import WordPair
 from noisecraft.probe.segmentation import Segmenter
 from noisecraft.probe.typing_table import type_pairs
+from noisecraft.runtime.labels import LabelMapping, class_mapping
 from noisecraft.sources.wordlist import LABELS
 
 #: The paper's reference word: the similarity a noisy form must beat to still mean its word.

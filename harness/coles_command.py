@@ -73,15 +73,16 @@ def run(args: argparse.Namespace) -> int:
     from noisecraft.errors import ConfigError
     from noisecraft.harness.coles import measure
     from noisecraft.harness.coles_report import write_coles_report
-    from noisecraft.harness.label_mapping import parse_label_map
     from noisecraft.runtime.heads import load_head
+    from noisecraft.runtime.labels import parse_label_map
 
     if not args.model and not args.classifier:
         raise ConfigError("give at least one --model (similarity) or --classifier (downstream)")
 
     def head(text: str) -> Any:
         request = ModelRequest.parse(text)
-        return load_head(request.name, request.revision, args.device, args.dtype, token_budget=args.token_budget)
+        return load_head(request.name, request.revision, args.device, args.dtype, token_budget=args.token_budget,
+                         progress=True)
 
     label_map = parse_label_map(args.label_map) if args.label_map else None
     results = measure(pairs, [head(m) for m in args.model], [(head(c), label_map) for c in args.classifier])

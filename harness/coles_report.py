@@ -1,9 +1,10 @@
 """The CoLeS report: per-model tables like the paper's Tables 4-6, the similarity-vs-|A| figure, the rows.
 
 ``write_coles_report`` writes, into one folder: ``README.md`` (a similarity table and a downstream table per
-model), ``results.json`` (every number and each model's provenance), ``<model>.similarity.parquet`` /
-``<model>.downstream.parquet`` (every pair) and ``similarity-vs-added.png`` (the paper's Figure 1, one line
-per model and noise kind, with each model's mean baseline). Every file is written atomically.
+model, by noise kind and corruption type), ``results.json`` (every number and each model's provenance),
+``<model>.similarity.parquet`` / ``<model>.downstream.parquet`` (every pair) and ``similarity-vs-added.png``
+(the paper's Figure 1, one line per model and noise kind, with each model's mean baseline). Every file is
+written atomically.
 """
 
 from __future__ import annotations
@@ -27,20 +28,30 @@ def _number(value: float, digits: int = 3) -> str:
     return "–" if isinstance(value, float) and math.isnan(value) else f"{value:.{digits}f}"
 
 
+def by_noise(rows: Sequence[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    """Rows per noise kind (``typo``, ``reduplication``, ...), then ``all`` kinds together (the paper's tables
+    are per noise kind)."""
+    kinds = sorted({r["noise"] for r in rows})
+    return {**{k: [r for r in rows if r["noise"] == k] for k in kinds}, **({"all": list(rows)} if len(kinds) > 1 else {})}
+
+
 def similarity_table(result: ModelResult) -> list[str]:
-    """Markdown rows: per type, pairs, mean cosine, mean baseline (vs ``the``), share above the baseline."""
-    lines = ["| type | pairs | similarity | baseline (vs `the`) | above baseline |", "|---|---|---|---|---|"]
-    for kind, entry in similarity_summary(result.similarity).items():
-        lines.append(f"| {kind} | {entry['pairs']} | {_number(entry['similarity'])} | {_number(entry['baseline'])} | "
-                     f"{_number(entry['above_baseline'])} |")
+    """Markdown rows: per noise kind and type, pairs, mean cosine, mean baseline (vs ``the``), share above it."""
+    lines = ["| noise | type | pairs | similarity | baseline (vs `the`) | above baseline |", "|---|---|---|---|---|---|"]
+    for noise, rows in by_noise(result.similarity).items():
+        for kind, entry in similarity_summary(rows).items():
+            lines.append(f"| {noise} | {kind} | {entry['pairs']} | {_number(entry['similarity'])} | "
+                         f"{_number(entry['baseline'])} | {_number(entry['above_baseline'])} |")
     return lines
 
 
 def downstream_table(result: ModelResult) -> list[str]:
-    """Markdown rows: per type, pairs, canonical words classified right, accuracy on their noisy forms."""
-    lines = ["| type | pairs | canonical correct | noisy accuracy |", "|---|---|---|---|"]
-    for kind, entry in downstream_summary(result.downstream).items():
-        lines.append(f"| {kind} | {entry['pairs']} | {entry['canonical_correct']} | {_number(entry['noisy_accuracy'])} |")
+    """Markdown rows: per noise kind and type, pairs, canonical words classified right, accuracy on their noisy forms."""
+    lines = ["| noise | type | pairs | canonical correct | noisy accuracy |", "|---|---|---|---|---|"]
+    for noise, rows in by_noise(result.downstream).items():
+        for kind, entry in downstream_summary(rows).items():
+            lines.append(f"| {noise} | {kind} | {entry['pairs']} | {entry['canonical_correct']} | "
+                         f"{_number(entry['noisy_accuracy'])} |")
     return lines
 
 
@@ -89,12 +100,12 @@ def write_coles_report(out: Path, dataset: str, results: Sequence[ModelResult]) 
         lines += [f"## {name}", ""]
         if result.similarity:
             lines += ["### Similarity", "", *similarity_table(result), ""]
-            entry["similarity"] = similarity_summary(result.similarity)
+            entry["similarity"] = {noise: similarity_summary(rows) for noise, rows in by_noise(result.similarity).items()}
             entry["curve"] = similarity_curve(result.similarity)
             _parquet(out / f"{name}.similarity.parquet", result.similarity)
         if result.downstream:
             lines += ["### Downstream", "", f"Labels: {result.label_mapping}", "", *downstream_table(result), ""]
-            entry["downstream"] = downstream_summary(result.downstream)
+            entry["downstream"] = {noise: downstream_summary(rows) for noise, rows in by_noise(result.downstream).items()}
             entry["label_mapping"] = result.label_mapping
             _parquet(out / f"{name}.downstream.parquet", result.downstream)
         record["models"][name] = entry

@@ -14,7 +14,7 @@ from typing import Any
 
 from noisecraft.errors import ConfigError
 
-EXAMPLES = """examples:
+EXAMPLES = """examples (several --model: the report compares them on the same rows, with paired tests between them):
   noisecraft evaluate --dataset xquad-noisy/ --config xquad-en-keyboard --model deepset/roberta-base-squad2 \\
       --model distilbert/distilbert-base-cased-distilled-squad --out report/
   noisecraft evaluate --dataset my-org/glue-salad --revision v1.0.0 --model textattack/bert-base-uncased-MRPC --out report/
@@ -36,7 +36,7 @@ class _LabelMap(argparse.Action):
 
     def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
                  option_string: str | None = None) -> None:
-        from noisecraft.harness.label_mapping import parse_label_map
+        from noisecraft.runtime.labels import parse_label_map
 
         if not namespace.models:
             raise ConfigError("--label-map applies to the --model given before it: put it after that --model")
@@ -113,6 +113,8 @@ def run(args: argparse.Namespace) -> int:
                       alpha=args.alpha, seed=args.seed, qa_normalisation=args.qa_normalisation, out=args.out,
                       plots=not args.no_plots, progress=not args.no_progress)
     print(result.table())
+    if result.comparison():
+        print(f"\nmodels compared on the same rows:\n{result.comparison()}")
     for note in result.to_dict()["notes"]:
         print(f"noisecraft: note: {note}", file=sys.stderr)
     print(f"\nevaluated {len(args.models)} model(s) on {len(result.to_dict()['configs'])} config(s) in "

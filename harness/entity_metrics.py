@@ -10,20 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from noisecraft.iob import entity_runs
+
 
 def entities(tags: Sequence[str]) -> set[tuple[str, int, int]]:
-    """``(type, first token, last token)`` of every entity in one sentence's IOB2 tags."""
-    found: set[tuple[str, int, int]] = set()
-    kind, start = "", -1
-    for i, tag in enumerate([*tags, "O"]):
-        prefix, _, tag_type = tag.partition("-")
-        continues = prefix == "I" and start >= 0 and tag_type == kind
-        if start >= 0 and not continues:
-            found.add((kind, start, i - 1))
-            start = -1
-        if prefix in ("B", "I") and not continues:
-            kind, start = tag_type, i
-    return found
+    """``(type, first token, last token)`` of every entity in one sentence's IOB2 tags (:mod:`noisecraft.iob`)."""
+    return set(entity_runs(tags))
 
 
 def entity_counts(gold: Sequence[str], predicted: Sequence[str]) -> tuple[int, int, int]:

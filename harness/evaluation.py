@@ -5,7 +5,7 @@ then run it on the clean and the noisy inputs of **all** its configs in one pass
 cache. Inputs are deduplicated by content first: the clean side shared by every config of a source, and
 the rows a noise left unchanged, are computed once and get identical predictions on both sides (an
 unchanged row can never "flip"). A re-run, or a run that adds a config, computes only inputs the cache
-has not seen.
+has not seen. With several models, every pair is compared on the rows they share (:func:`compare_models`).
 """
 
 from __future__ import annotations
@@ -17,14 +17,12 @@ from typing import Any
 
 import numpy as np
 
-from noisecraft import __version__
 from noisecraft.errors import ConfigError
 from noisecraft.extras import require
 from noisecraft.harness.breakdowns import noise_breakdowns
 from noisecraft.harness.challenge_set import ConfigData, open_challenge_set
-from noisecraft.harness.label_mapping import LabelMapping, class_mapping, tag_mapping
 from noisecraft.harness.models import EvalModel, ModelRequest, load_model
-from noisecraft.harness.predictors import predictor_for
+from noisecraft.harness.paired_stats import Statistic, clustered_bootstrap
 from noisecraft.harness.result import EvaluationResult
 from noisecraft.harness.scoring import (
     ScoredConfig,
@@ -32,10 +30,13 @@ from noisecraft.harness.scoring import (
     score_classification,
     score_qa,
     score_tokens,
+    score_value,
     statistic_of,
 )
 from noisecraft.harness.squad_metric import NORMALISATIONS
 from noisecraft.harness.tasks import CLASSIFICATION, QA, TOKENS
+from noisecraft.runtime.labels import LabelMapping, class_mapping, tag_mapping
+from noisecraft.version import __version__
 
 
 def evaluate(dataset: str | Path, models: Sequence[str | ModelRequest], configs: Sequence[str] | None = None, *,
@@ -52,8 +53,6 @@ def evaluate(dataset: str | Path, models: Sequence[str | ModelRequest], configs:
     evaluates the first rows of each config only. With ``out`` the report (results.json, README.md,
     per-example parquet, plots) is written there. Returns the result (``.to_dict()``, ``.to_json()``).
     """
-    require("torch", "eval")
-    require("transformers", "eval")
     from noisecraft.runtime import library_versions, pick_placement
 
     if qa_normalisation not in NORMALISATIONS:
@@ -65,14 +64,17 @@ def evaluate(dataset: str | Path, models: Sequence[str | ModelRequest], configs:
     if resamples < 0 or not 0 < confidence < 1 or not 0 < alpha < 1:
         raise ConfigError("resamples must be >= 0, confidence and alpha in (0, 1)")
     settings = StatsSettings(resamples, confidence, seed, alpha, qa_normalisation)
+    requests = [m if isinstance(m, ModelRequest) else ModelRequest.parse(m, dict((label_maps or {}).get(m, {})))
+                for m in models]
+    refs = [request.resolve() for request in requests]  # a model that cannot be had fails now, before any data is read
+    require("torch", "eval")
+    require("transformers", "eval")
     challenge = open_challenge_set(dataset, revision)
     names = list(dict.fromkeys(configs or challenge.config_names))
     data = [challenge.load(name, split, max_examples) for name in names]
     placement = pick_placement(device, dtype, extra="eval")
-    requests = [m if isinstance(m, ModelRequest) else ModelRequest.parse(m, dict((label_maps or {}).get(m, {})))
-                for m in models]
-
-    runs = [_run_model(load_model(request, placement, token_budget), data, settings, progress) for request in requests]
+    runs = [_run_model(load_model(request, placement, token_budget, ref), data, settings, progress)
+            for request, ref in zip(requests, refs)]
     record = {
         "noisecraft_version": __version__,
         "dataset": challenge.provenance(names),
@@ -85,6 +87,7 @@ def evaluate(dataset: str | Path, models: Sequence[str | ModelRequest], configs:
         "models": [run.record for run in runs],
         "results": [entry for run in runs for entry in run.results],
         "by_language": _by_language([item for run in runs for item in run.scored], settings),
+        "model_comparisons": compare_models([item for run in runs for item in run.scored], settings),
         "notes": [note for run in runs for note in run.notes],
     }
     result = EvaluationResult(record, [item for run in runs for item in run.predictions])
@@ -106,7 +109,6 @@ class _ModelRun:
 
 def _run_model(model: EvalModel, data: list[ConfigData], settings: StatsSettings, progress: bool) -> _ModelRun:
     """Predict every clean and noisy input of the configs of the model's task (through the cache) and score them."""
-    from noisecraft.runtime import ResultCache, cached_map
     from noisecraft.runtime.cache import input_key
 
     usable = [d for d in data if d.task.kind == model.task]
@@ -114,25 +116,17 @@ def _run_model(model: EvalModel, data: list[ConfigData], settings: StatsSettings
         raise ConfigError(f"model {model.request.name} is a {model.task} model, and no config evaluated here is "
                           f"({', '.join(f'{d.name}: {d.task.kind}' for d in data)})")
     mappings = {d.name: _mapping(model, d) for d in usable}  # every label problem is reported before any compute
-    predictor = predictor_for(model)
+    task = model.head_task()
     inputs = [item for d in usable for item in (*d.clean, *d.noisy)]
-    computed: list[int] = []
-
-    def compute(missing: list[Any], store: Any) -> Any:
-        computed.append(len(missing))
-        return predictor(missing, store, progress)
-
-    cache = ResultCache("harness", model.namespace(predictor.settings))
-    try:
-        outputs = cached_map(cache, inputs, compute)
-    finally:
-        cache.close()
+    model.head.progress = progress
+    before = model.head.computed
+    outputs = model.head.run(task, inputs, desc=model.label)  # through the prediction cache
+    computed = model.head.computed - before
     distinct = len({input_key(item) for item in inputs})
     run = _ModelRun({
-        **model.record(), "predictor": predictor.settings, "token_budget": model.token_budget,
+        **model.record(task),
         "label_mappings": {name: m.to_dict() for name, m in mappings.items() if m is not None},
-        "inputs": {"total": len(inputs), "distinct": distinct, "computed": sum(computed),
-                   "from_cache": distinct - sum(computed)},
+        "inputs": {"total": len(inputs), "distinct": distinct, "computed": computed, "from_cache": distinct - computed},
     })
     run.notes += [f"{model.label} ({model.task}) was not run on {d.name} ({d.task.kind})" for d in data
                   if d.task.kind != model.task]
@@ -146,7 +140,9 @@ def _run_model(model: EvalModel, data: list[ConfigData], settings: StatsSettings
         run.scored.append((model.label, d, scored))
         run.results.append({**model.ref.fingerprint(), "config": d.name, "lang": d.lang, "noise": d.noise, "task": d.task.kind,
                             "n": n, "primary_metric": d.task.primary_metric, "metrics": scored.metrics,
-                            "breakdowns": noise_breakdowns(d.edit_counts, d.cer, scored.clean_parts, scored.noisy_parts)})
+                            "noise_id": d.noise_id, "params": d.params,
+                            "breakdowns": noise_breakdowns(d.edit_counts, d.cer, scored.clean_parts, scored.noisy_parts,
+                                                           d.whole_field, settings)})
         run.predictions.append((model.label, d.name, scored.columns))
     return run
 
@@ -178,7 +174,13 @@ def _score(data: ConfigData, clean: list[Any], noisy: list[Any], mapping: LabelM
 
 
 def _by_language(scored: list[tuple[str, ConfigData, ScoredConfig]], settings: StatsSettings) -> list[dict[str, Any]]:
-    """The main score of each model per language, pooling the examples of its configs in that language."""
+    """The main score of each model per language over the rows of all its configs in that language.
+
+    The configs of a folder share their source rows (four noises of the same 872 sentences), so their rows
+    are not independent: the interval is a clustered bootstrap with the source example (source, split and
+    row id) as the cluster, and significance is that interval excluding 0 (McNemar's test assumes independent
+    pairs and is not used here). Per-config tests are in the tables above.
+    """
     groups: dict[tuple[str, str], list[tuple[ConfigData, ScoredConfig]]] = {}
     for label, data, result in scored:
         groups.setdefault((label, data.lang), []).append((data, result))
@@ -186,10 +188,49 @@ def _by_language(scored: list[tuple[str, ConfigData, ScoredConfig]], settings: S
     for (label, lang), members in groups.items():
         clean = np.concatenate([s.clean_parts for _, s in members])
         noisy = np.concatenate([s.noisy_parts for _, s in members])
-        binary = all(s.clean_correct is not None for _, s in members)
-        comparison = settings.compare(statistic_of(clean), statistic_of(noisy), len(clean),
-                                      clean if binary else None, noisy if binary else None)
+        clusters = np.array([f"{d.source}\0{d.split}\0{row_id}" for d, _ in members for row_id in d.ids])
+        clean_value, noisy_value = score_value(clean), score_value(noisy)
+        low, high = clustered_bootstrap(clean, noisy, clusters, settings.resamples, settings.confidence, settings.seed)
         rows.append({"model": label, "lang": lang, "task": members[0][0].task.kind,
                      "primary_metric": members[0][0].task.primary_metric, "configs": [d.name for d, _ in members],
-                     "n": len(clean), **{k: comparison[k] for k in comparison}})
+                     "n": len(clean), "examples": len(set(clusters.tolist())), "clean": clean_value, "noisy": noisy_value,
+                     "difference": clean_value - noisy_value, "ci": [low, high], "test": "clustered bootstrap",
+                     "significant": bool(not np.isnan(low) and (low > 0 or high < 0))})
     return rows
+
+
+def compare_models(scored: list[tuple[str, ConfigData, ScoredConfig]], settings: StatsSettings) -> list[dict[str, Any]]:
+    """Every pair of models on every config both ran on (the same rows): the main score of the first minus the
+    second's on the clean side and on the noisy side, each with its paired bootstrap interval and, for a
+    right/wrong score, McNemar's exact test; and the difference of their drops (clean - noisy)."""
+    by_config: dict[str, list[tuple[str, ConfigData, ScoredConfig]]] = {}
+    for item in scored:
+        by_config.setdefault(item[1].name, []).append(item)
+    comparisons = []
+    for config, members in by_config.items():
+        for i, (first, data, a) in enumerate(members):
+            for second, other, b in members[i + 1 :]:
+                if data.ids != other.ids:
+                    continue
+                entry: dict[str, Any] = {"config": config, "lang": data.lang, "first": first, "second": second,
+                                         "primary_metric": data.task.primary_metric, "n": len(data.ids)}
+                for side in ("clean", "noisy"):
+                    mine, theirs = getattr(a, f"{side}_parts"), getattr(b, f"{side}_parts")
+                    binary = a.clean_correct is not None and b.clean_correct is not None
+                    entry[side] = _relabel(settings.compare(statistic_of(mine), statistic_of(theirs), len(data.ids),
+                                                            mine if binary else None, theirs if binary else None))
+                entry["drop"] = _relabel(settings.compare(_drop_of(a), _drop_of(b), len(data.ids)))
+                comparisons.append(entry)
+    return comparisons
+
+
+def _drop_of(scored: ScoredConfig) -> Statistic:
+    """A model's clean - noisy main score over each resample (to compare two models' drops)."""
+    clean, noisy = statistic_of(scored.clean_parts), statistic_of(scored.noisy_parts)
+    return lambda index: clean(index) - noisy(index)
+
+
+def _relabel(comparison: dict[str, Any]) -> dict[str, Any]:
+    """A comparison of two models: ``first`` and ``second`` for what :func:`compare` calls clean and noisy."""
+    renamed = {"clean": "first", "noisy": "second", "clean_ci": "first_ci", "noisy_ci": "second_ci"}
+    return {renamed.get(key, key): value for key, value in comparison.items()}

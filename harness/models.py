@@ -3,9 +3,10 @@
 A model is a Hub id with an optional revision (``org/name@v1.0`` or ``--model-revision``) or a folder
 saved with ``save_pretrained``. :mod:`noisecraft.runtime` resolves it (the Hub commit, or a digest of the
 folder's files, is what the report records and the prediction cache is keyed by), picks device and
-precision, and loads it once per process. The architecture in the model's ``config.json`` says its task
-(``...ForQuestionAnswering`` and so on): a model is only run on configs of that task, so a classifier
-checkpoint never gets a randomly initialised QA head.
+precision, loads it once per process and runs it through its one head path
+(:class:`~noisecraft.runtime.heads.Head`: batching, caching, post-processing). The architecture in the
+model's ``config.json`` says its task (``...ForQuestionAnswering`` and so on): a model is only run on
+configs of that task, so a classifier checkpoint never gets a randomly initialised QA head.
 """
 
 from __future__ import annotations
@@ -16,17 +17,13 @@ from typing import Any
 
 from noisecraft.errors import ConfigError
 from noisecraft.extras import require
-from noisecraft.harness.tasks import AUTO_CLASSES, MODEL_HEADS, TOKENS
-from noisecraft.runtime import ModelRef, Placement, library_versions, load_pretrained, resolve_model
+from noisecraft.harness.tasks import CLASSIFICATION, MODEL_HEADS, QA, TOKENS
+from noisecraft.runtime import Placement, load_pretrained, resolve_model
+from noisecraft.runtime.heads import Answers, Head, Probabilities, Task, WordLabels
+from noisecraft.runtime.loading import ModelRef
 
-#: Tokens per padded batch (``batch size x longest input``) when none is given. On CPU larger batches stop
-#: paying off early (activations leave the caches; measured in benchmarks/eval_throughput.py); a GPU takes far more.
-DEFAULT_TOKEN_BUDGET = {"cpu": 4_096, "mps": 32_768, "cuda": 131_072}
-MAX_BATCH = 512
 #: Model families whose byte-level BPE tokenizers mark a word start with a space (RoBERTa's ``Ġ``).
 BYTE_LEVEL_BPE = ("roberta", "longformer", "bart", "gpt2", "deberta")
-#: Longest input fed to a model whose tokenizer states no limit.
-FALLBACK_MAX_LENGTH = 512
 
 
 @dataclass(frozen=True)
@@ -45,34 +42,47 @@ class ModelRequest:
             return cls(text, None, dict(label_map or {}))
         return cls(name, revision, dict(label_map or {}))
 
+    def resolve(self) -> ModelRef:
+        """The model resolved (a Hub commit, or a folder's digest): fails at once when it cannot be had, before
+        anything heavy is imported or read."""
+        return resolve_model(self.name, self.revision)
+
 
 @dataclass
 class EvalModel:
-    """A loaded model and tokenizer with everything that decides its outputs."""
+    """A model under evaluation: its request, task and the runtime head that runs it."""
 
     request: ModelRequest
-    ref: ModelRef
     task: str
-    placement: Placement
-    model: Any
-    tokenizer: Any
-    id2label: dict[int, str]
-    max_length: int
-    token_budget: int
+    head: Head
+
+    @property
+    def ref(self) -> ModelRef:
+        return self.head.ref
 
     @property
     def label(self) -> str:
         """How tables name the model (a local folder by its last part)."""
         return self.ref.fingerprint()["model"]
 
-    def record(self) -> dict[str, Any]:
-        """The model as results.json records it."""
-        return {**self.ref.fingerprint(), "task": self.task, "device": self.placement.device, "dtype": self.placement.dtype}
+    @property
+    def id2label(self) -> dict[int, str]:
+        return self.head.id2label
 
-    def namespace(self, settings: dict[str, Any]) -> dict[str, Any]:
-        """The prediction cache's namespace: everything besides the input that decides an output."""
-        return {**self.ref.fingerprint(), "settings": settings, "dtype": self.placement.dtype, "device": self.placement.kind,
-                "versions": library_versions("torch", "transformers")}
+    def head_task(self) -> Task:
+        """The head task that predicts for this model's task (outputs are the model's own, before label mapping,
+        so a new label map reuses the cache): class probabilities, the best answer span, a label id per word."""
+        if self.task == QA:
+            return Answers(self.head.max_length)
+        return {CLASSIFICATION: Probabilities, TOKENS: WordLabels}[self.task]()
+
+    def record(self, task: Task) -> dict[str, Any]:
+        """The model as results.json records it: what decided its predictions (the head's fingerprint, the
+        prediction cache's key), the device they were computed on, and apart from those the settings that only
+        change speed (the token budget)."""
+        return {**self.ref.fingerprint(), "task": self.task, "decided_by": self.head.fingerprint(task),
+                "device": self.head.placement.device, "dtype": self.head.placement.dtype,
+                "speed_only": {"token_budget": self.head.token_budget, "max_batch": self.head.max_batch}}
 
 
 def model_task(architectures: list[str] | None, name: str) -> str:
@@ -86,27 +96,19 @@ def model_task(architectures: list[str] | None, name: str) -> str:
                       "...ForTokenClassification)")
 
 
-def max_input_length(tokenizer: Any, config: Any) -> int:
-    """The longest input the model takes: the tokenizer's stated limit, else the position table's (at most 512)."""
-    stated = getattr(tokenizer, "model_max_length", None)
-    if isinstance(stated, int) and 0 < stated < 1_000_000:
-        return stated
-    return min(FALLBACK_MAX_LENGTH, getattr(config, "max_position_embeddings", FALLBACK_MAX_LENGTH))
-
-
-def load_model(request: ModelRequest, placement: Placement, token_budget: int | None = None) -> EvalModel:
-    """Resolve, load (once per process) and check a model; a fast tokenizer is required (offsets, word ids)."""
+def load_model(request: ModelRequest, placement: Placement, token_budget: int | None = None,
+               ref: ModelRef | None = None) -> EvalModel:
+    """Resolve (unless ``ref`` is given), check and prepare a model; a fast tokenizer is required (offsets, word
+    ids). Weights load on the first input the prediction cache does not hold."""
     transformers = require("transformers", "eval")
-    ref = resolve_model(request.name, request.revision)
+    ref = ref or request.resolve()
     config = load_pretrained(transformers.AutoConfig, ref)
     task = model_task(getattr(config, "architectures", None), request.name)
-    model = load_pretrained(getattr(transformers, AUTO_CLASSES[task]), ref, placement)
     # words given one by one must be read as if a space preceded them, as byte-level BPE models were trained
     spaced = task == TOKENS and getattr(config, "model_type", "") in BYTE_LEVEL_BPE
-    tokenizer = load_pretrained(transformers.AutoTokenizer, ref, **({"add_prefix_space": True} if spaced else {}))
-    if not getattr(tokenizer, "is_fast", False):
+    head = Head(ref, placement, token_budget=token_budget,
+                tokenizer_options={"add_prefix_space": True} if spaced else None)
+    if not getattr(head.tokenizer, "is_fast", False):
         raise ConfigError(f"model {request.name}: its tokenizer has no fast (Rust) version, which the harness needs for "
                           "character offsets and word ids")
-    budget = token_budget or DEFAULT_TOKEN_BUDGET[placement.kind]
-    return EvalModel(request, ref, task, placement, model, tokenizer, {int(k): str(v) for k, v in config.id2label.items()},
-                     max_input_length(tokenizer, config), budget)
+    return EvalModel(request, task, head)

@@ -2,7 +2,10 @@
 
 Files are written atomically (temporary file, then rename), so an interrupted report never leaves a
 half-written file where an older one was. Table cells are percentages with one decimal; differences
-are clean - noisy with their bootstrap interval; a difference that is not significant says **n.s.**
+are clean - noisy with their bootstrap interval; a difference that is not significant says **n.s.**, one
+on fewer than :data:`~noisecraft.harness.display.MIN_ROWS` rows says **too few rows** (it is not tested).
+Rows of different configs are never pooled into one paired test: the per-language summary resamples
+source examples as clusters (see :func:`noisecraft.harness.evaluation._by_language`).
 """
 
 from __future__ import annotations
@@ -10,30 +13,33 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from noisecraft.harness.breakdowns import CER_BUCKETS, EDIT_BUCKETS
+from noisecraft.harness.breakdowns import CER_BUCKETS, EDIT_BUCKETS, WHOLE_FIELD
+from noisecraft.harness.display import METRIC_NAMES, MIN_ROWS, TASK_TITLES, pct
+from noisecraft.harness.plots import write_plots
 from noisecraft.harness.tasks import CLASSIFICATION, QA, TOKENS
 from noisecraft.repo import atomic_write, atomic_write_text
 from noisecraft.stats import format_table
 
-if TYPE_CHECKING:
-    from noisecraft.harness.result import EvaluationResult
 
-TASK_TITLES = {QA: "Extractive question answering", CLASSIFICATION: "Classification", TOKENS: "Token classification"}
-METRIC_NAMES = {"f1": "F1", "exact_match": "EM", "accuracy": "accuracy", "entity_f1": "entity F1"}
+def too_few(comparison: dict[str, Any]) -> bool:
+    """Whether a comparison rests on fewer than :data:`MIN_ROWS` rows (then it is shown, not tested)."""
+    return comparison.get("n") is not None and comparison["n"] < MIN_ROWS
 
 
-def pct(value: float | None) -> str:
-    """A fraction as a percentage with one decimal (``-`` when undefined)."""
-    return "-" if value is None else f"{100 * value:.1f}"
+def verdict(comparison: dict[str, Any]) -> str:
+    """``''`` (significant), `` n.s.`` or `` (too few rows: n = 3)``."""
+    if too_few(comparison):
+        return f" (too few rows: n = {comparison['n']})"
+    return "" if comparison["significant"] else " n.s."
 
 
 def difference(comparison: dict[str, Any]) -> str:
-    """``+4.2 [+2.0, +6.3]``, with ``n.s.`` when not significant."""
+    """``+4.2 [+2.0, +6.3]``, with ``n.s.`` when not significant and a warning when there are too few rows."""
     low, high = comparison["ci"]
     interval = f" [{100 * low:+.1f}, {100 * high:+.1f}]" if low is not None else ""
-    return f"{100 * comparison['difference']:+.1f}{interval}{'' if comparison['significant'] else ' n.s.'}"
+    return f"{100 * comparison['difference']:+.1f}{interval}{verdict(comparison)}"
 
 
 def p_value(comparison: dict[str, Any]) -> str:
@@ -49,14 +55,29 @@ def arrow(pair: dict[str, Any], fmt: str = "pct") -> str:
     return f"{show(pair['clean'])} → {show(pair['noisy'])}"
 
 
+def ci_level(record: dict[str, Any]) -> int:
+    """The interval level of a record's settings in percent (``95``)."""
+    return round(100 * record["settings"]["confidence"])
+
+
 def summary_rows(record: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
     """Console summary: the main score of every model x config."""
-    header = ["model", "config", "n", "metric", "clean", "noisy", "clean - noisy [95% CI]", "McNemar p"]
+    header = ["model", "config", "n", "metric", "clean", "noisy", f"clean - noisy [{ci_level(record)}% CI]", "McNemar p"]
     rows = []
     for r in record["results"]:
         comparison = r["metrics"][r["primary_metric"]]
         rows.append([r["model"], r["config"], r["n"], METRIC_NAMES[r["primary_metric"]], pct(comparison["clean"]),
                      pct(comparison["noisy"]), difference(comparison), p_value(comparison)])
+    return header, rows
+
+
+def comparison_rows(record: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+    """Console table of the model comparisons: per config and pair, each side's difference first - second."""
+    level = ci_level(record)
+    header = ["config", "first", "second", "metric", f"clean: first - second [{level}% CI]",
+              f"noisy: first - second [{level}% CI]", "noisy McNemar p"]
+    rows = [[c["config"], c["first"], c["second"], METRIC_NAMES[c["primary_metric"]], difference(c["clean"]),
+             difference(c["noisy"]), p_value(c["noisy"])] for c in record.get("model_comparisons") or []]
     return header, rows
 
 
@@ -81,28 +102,30 @@ def _wide_table(results: list[dict[str, Any]], task: str) -> str:
             if r is None:
                 row.append("")
                 continue
-            noisy = cell(r, "noisy") + ("" if r["metrics"][r["primary_metric"]]["significant"] else " (n.s.)")
+            comparison = r["metrics"][r["primary_metric"]]
+            noisy = cell(r, "noisy") + ("" if comparison["significant"] and not too_few(comparison) else
+                                        f" ({verdict(comparison).strip()})")
             row.append(noisy if shared else f"{cell(r, 'clean')} → {noisy}")
         rows.append(row)
     return format_table(["model", "clean", *configs], rows, markdown=True)
 
 
-def _long_table(results: list[dict[str, Any]], task: str) -> str:
+def _long_table(results: list[dict[str, Any]], task: str, level: int) -> str:
     if task == QA:
-        header = ["model", "config", "lang", "n", "EM clean", "EM noisy", "ΔEM [95% CI]", "McNemar p",
-                  "F1 clean", "F1 noisy", "ΔF1 [95% CI]"]
+        header = ["model", "config", "lang", "n", "EM clean", "EM noisy", f"ΔEM [{level}% CI]", "McNemar p",
+                  "F1 clean", "F1 noisy", f"ΔF1 [{level}% CI]"]
         rows = [[r["model"], r["config"], r["lang"], r["n"], pct(m["exact_match"]["clean"]), pct(m["exact_match"]["noisy"]),
                  difference(m["exact_match"]), p_value(m["exact_match"]), pct(m["f1"]["clean"]), pct(m["f1"]["noisy"]),
                  difference(m["f1"])] for r in results for m in [r["metrics"]]]
     elif task == CLASSIFICATION:
-        header = ["model", "config", "lang", "n", "acc. clean", "acc. noisy", "Δacc. [95% CI]", "McNemar p",
+        header = ["model", "config", "lang", "n", "acc. clean", "acc. noisy", f"Δacc. [{level}% CI]", "McNemar p",
                   "agreement", "flip rate", "attack success", "confidence", "entropy (nats)", "ECE"]
         rows = [[r["model"], r["config"], r["lang"], r["n"], pct(m["accuracy"]["clean"]), pct(m["accuracy"]["noisy"]),
                  difference(m["accuracy"]), p_value(m["accuracy"]), pct(m["agreement"]), pct(m["flip_rate"]),
                  pct(m["attack_success_rate"]), arrow(m["confidence"]), arrow(m["entropy"], "nats"), arrow(m["ece"])]
                 for r in results for m in [r["metrics"]]]
     else:
-        header = ["model", "config", "lang", "n", "F1 clean", "F1 noisy", "ΔF1 [95% CI]", "precision", "recall"]
+        header = ["model", "config", "lang", "n", "F1 clean", "F1 noisy", f"ΔF1 [{level}% CI]", "precision", "recall"]
         rows = [[r["model"], r["config"], r["lang"], r["n"], pct(m["entity_f1"]["clean"]), pct(m["entity_f1"]["noisy"]),
                  difference(m["entity_f1"]), arrow(m["entity_precision"]), arrow(m["entity_recall"])]
                 for r in results for m in [r["metrics"]]]
@@ -121,11 +144,65 @@ def _breakdown_table(results: list[dict[str, Any]], key: str, buckets: Sequence[
     return format_table(["model", "config", "score", *labels], rows, markdown=True)
 
 
-def _language_table(rows: list[dict[str, Any]]) -> str:
+def _language_table(rows: list[dict[str, Any]], level: int) -> str:
     return format_table(
-        ["model", "lang", "configs", "n", "score", "clean", "noisy", "clean - noisy [95% CI]", "McNemar p"],
-        [[r["model"], r["lang"], len(r["configs"]), r["n"], METRIC_NAMES[r["primary_metric"]], pct(r["clean"]),
-          pct(r["noisy"]), difference(r), p_value(r)] for r in rows], markdown=True)
+        ["model", "lang", "configs", "rows (examples)", "score", "clean", "noisy", f"clean - noisy [{level}% CI]"],
+        [[r["model"], r["lang"], len(r["configs"]), f"{r['n']} ({r.get('examples', '?')})",
+          METRIC_NAMES[r["primary_metric"]], pct(r["clean"]), pct(r["noisy"]), difference(r)] for r in rows],
+        markdown=True)
+
+
+def noise_name(result: dict[str, Any]) -> str:
+    """A result's noise as a column title: its ``name@version`` and parameters (``keyboard@2 rate=0.1``)."""
+    params = " ".join(f"{k}={v}" for k, v in sorted(result.get("params", {}).items()) if not isinstance(v, dict | list))
+    return " ".join(filter(None, (result.get("noise_id") or result["config"], params)))
+
+
+def language_noise_table(results: list[dict[str, Any]]) -> str:
+    """Language x noise: per model and language, the noisy main score and its drop under each noise (each
+    cell one config, tested on its own rows)."""
+    noises = list(dict.fromkeys(noise_name(r) for r in results))
+    rows = []
+    for model in dict.fromkeys(r["model"] for r in results):
+        for lang in dict.fromkeys(r["lang"] for r in results if r["model"] == model):
+            found = {noise_name(r): r for r in results if r["model"] == model and r["lang"] == lang}
+            cells = []
+            for noise in noises:
+                r = found.get(noise)
+                comparison = r["metrics"][r["primary_metric"]] if r else None
+                cells.append("" if comparison is None else
+                             f"{pct(comparison['noisy'])} ({100 * -comparison['difference']:+.1f}{verdict(comparison)})")
+            clean = {pct(r["metrics"][r["primary_metric"]]["clean"]) for r in found.values()}
+            rows.append([model, lang, " / ".join(sorted(clean)), *cells])
+    return format_table(["model", "lang", "clean", *noises], rows, markdown=True)
+
+
+def compare_table(comparisons: list[dict[str, Any]], level: int) -> str:
+    """Two models on the same rows: each side's scores, the difference first - second with its interval and
+    McNemar's p, and the difference of their drops."""
+    def cell(c: dict[str, Any]) -> str:
+        return f"{pct(c['first'])} vs {pct(c['second'])}: {difference(c)}" + (
+            f", p = {p_value(c)}" if "mcnemar" in c else "")
+
+    return format_table(
+        ["config", "n", "first", "second", "score", f"clean: first vs second, Δ [{level}% CI]",
+         f"noisy: first vs second, Δ [{level}% CI]", f"drop of first - drop of second [{level}% CI]"],
+        [[c["config"], c["n"], c["first"], c["second"], METRIC_NAMES[c["primary_metric"]], cell(c["clean"]),
+          cell(c["noisy"]), difference(c["drop"])] for c in comparisons], markdown=True)
+
+
+def side_by_side(results: list[dict[str, Any]], task: str) -> str:
+    """The table papers print: one row per config, each model's clean and noisy main score."""
+    models = list(dict.fromkeys(r["model"] for r in results))
+    rows = []
+    for config in dict.fromkeys(r["config"] for r in results):
+        found = {r["model"]: r for r in results if r["config"] == config}
+        row: list[Any] = [config]
+        for model in models:
+            r = found.get(model)
+            row.append("" if r is None else arrow(r["metrics"][r["primary_metric"]]))
+        rows.append(row)
+    return format_table(["config", *(f"{m} (clean → noisy)" for m in models)], rows, markdown=True)
 
 
 def _models_table(models: list[dict[str, Any]]) -> str:
@@ -146,7 +223,7 @@ def render_readme(record: dict[str, Any], plots: Sequence[str]) -> str:
     """README.md of the report."""
     s = record["settings"]
     versions = ", ".join(f"{k} {v}" for k, v in record["versions"].items())
-    level = round(100 * s["confidence"])
+    level = ci_level(record)
     parts = [
         f"# Robustness evaluation: {record['dataset']['name']}", "",
         _dataset_line(record["dataset"]) + f" Evaluated with noisecraft {record['noisecraft_version']} ({versions}) on "
@@ -156,7 +233,8 @@ def render_readme(record: dict[str, Any], plots: Sequence[str]) -> str:
         f"perturbed fields. Δ = clean − noisy (positive: the noise costs score) with its {level} % paired bootstrap "
         f"interval ({s['bootstrap_resamples']} resamples of the examples, seed {s['seed']}); McNemar p is the exact "
         "test on per-example right/wrong (accuracy, EM). **n.s.**: not significant at "
-        f"α = {s['alpha']} (McNemar's test for accuracy and EM, otherwise an interval that contains 0).", "",
+        f"α = {s['alpha']} (McNemar's test for accuracy and EM, otherwise an interval that contains 0); "
+        f"**too few rows**: fewer than {MIN_ROWS} rows, not tested.", "",
     ]
     results = record["results"]
     tasks = [t for t in (QA, CLASSIFICATION, TOKENS) if any(r["task"] == t for r in results)]
@@ -164,7 +242,7 @@ def render_readme(record: dict[str, Any], plots: Sequence[str]) -> str:
         mine = [r for r in results if r["task"] == task]
         scored = "EM / F1" if task == QA else METRIC_NAMES[mine[0]["primary_metric"]]
         parts += [f"## {TASK_TITLES[task]}", "", f"Noisy {scored} per config (clean: the same rows before noise).", "",
-                  _wide_table(mine, task), "", _long_table(mine, task), ""]
+                  _wide_table(mine, task), "", _long_table(mine, task, level), ""]
         if task == QA:
             parts += [f"Answers are normalised as the `{s['qa_normalisation']}` script does (see "
                       "`noisecraft.harness.squad_metric`).", ""]
@@ -175,12 +253,29 @@ def render_readme(record: dict[str, Any], plots: Sequence[str]) -> str:
                       "expected calibration error over 15 equal-width bins.", ""]
     for name in plots:
         parts += [f"![{name}](plots/{name})", ""]
-    parts += ["## By number of edits", "", "Main score, clean → noisy (rows), by how many edits the noise made.", "",
-              _breakdown_table(results, "edits", EDIT_BUCKETS), "",
+    comparisons = record.get("model_comparisons") or []
+    if comparisons:
+        parts += ["## Models compared", "", "The same rows for every model. Δ = first − second (positive: the first "
+                  f"model scores higher) with its {level} % paired bootstrap interval; McNemar's exact test for "
+                  "accuracy and EM; the last column compares the two models' drops (clean − noisy).", ""]
+        for task in tasks:
+            parts += [side_by_side([r for r in results if r["task"] == task], task), ""]
+        parts += [compare_table(comparisons, level), ""]
+    langs = {r["lang"] for r in results}
+    if len(langs) > 1:
+        parts += ["## Language × noise", "", "Noisy main score and its change (noisy − clean) per language and noise; "
+                  "each cell is one config, tested on its own rows.", "", language_noise_table(results), ""]
+    parts += ["## By number of edits", "", "Main score, clean → noisy (rows), by how many edits the noise made "
+              f"(`{WHOLE_FIELD[2]}`: the changed rows of a noise that rewrites the whole field, one category whatever "
+              "it did).", "",
+              _breakdown_table(results, "edits", (*EDIT_BUCKETS, WHOLE_FIELD)), "",
               "## By character error rate", "", "Main score, clean → noisy (rows), by the row's CER against the original.",
               "", _breakdown_table(results, "cer", CER_BUCKETS), "",
-              "## By language", "", "Rows of every config in the language pooled.", "",
-              _language_table(record["by_language"]), "",
+              "## By language", "", "All rows of a model's configs in the language. Configs share their source "
+              "rows, so the interval is a **clustered bootstrap** that resamples source examples (a row id with all "
+              "its configs) and a difference is significant when that interval excludes 0 (no McNemar test: "
+              "the rows are not independent pairs).", "",
+              _language_table(record["by_language"], level), "",
               "## Models", "", _models_table(record["models"]), ""]
     mappings = []
     for m in record["models"]:  # configs that share a mapping are listed together
@@ -216,13 +311,14 @@ def _write_parquet(path: Path, columns: dict[str, list[Any]]) -> None:
     atomic_write(path, lambda tmp: pq.write_table(table, tmp, compression="zstd"))
 
 
-def write_report(result: EvaluationResult, out: Path, plots: bool = True) -> list[Path]:
-    """Write the report folder; returns the files written."""
-    record = result.to_dict()
+def write_report(record: dict[str, Any], predictions: Sequence[tuple[str, str, dict[str, list[Any]]]], record_json: str,
+                 out: Path, plots: bool = True) -> list[Path]:
+    """Write the report folder from an evaluation's record (and its JSON text) and per-example columns; returns
+    the files written."""
     out.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
     slugs: dict[str, str] = {}
-    for label, config, columns in result.predictions:
+    for label, config, columns in predictions:
         slug = slugs.setdefault(label, model_slug(label) if model_slug(label) not in slugs.values()
                                 else f"{model_slug(label)}-{len(slugs) + 1}")
         path = out / "predictions" / slug / f"{config}.parquet"
@@ -230,11 +326,9 @@ def write_report(result: EvaluationResult, out: Path, plots: bool = True) -> lis
         written.append(path)
     images: list[str] = []
     if plots:
-        from noisecraft.harness.plots import write_plots
-
         for path in write_plots(record, out / "plots"):
             written.append(path)
             images.append(path.name)
-    atomic_write_text(out / "results.json", result.to_json())
+    atomic_write_text(out / "results.json", record_json)
     atomic_write_text(out / "README.md", render_readme(record, images))
     return [*written, out / "results.json", out / "README.md"]

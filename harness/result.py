@@ -8,6 +8,9 @@ import math
 from pathlib import Path
 from typing import Any
 
+from noisecraft.harness.report import comparison_rows, summary_rows, write_report
+from noisecraft.stats import format_table
+
 
 def _finite(value: Any) -> Any:
     """NaN/inf -> None throughout, so the JSON is standard (no ``NaN`` tokens)."""
@@ -25,7 +28,8 @@ class EvaluationResult:
 
     ``to_dict()``/``to_json()`` give everything results.json holds: dataset provenance, settings, library
     versions, models (ids, revisions, label mappings, cache use), one entry per model x config with its
-    metrics, paired statistics and breakdowns, and the per-language pooled comparison. ``predictions``
+    metrics, paired statistics and breakdowns, the per-language summary (clustered bootstrap) and the paired
+    comparisons between models (``model_comparisons``). ``predictions``
     holds the per-example columns of each model x config; ``save(out)`` writes the full report.
     """
 
@@ -47,14 +51,14 @@ class EvaluationResult:
 
     def table(self) -> str:
         """The main score of every model x config, as a console table."""
-        from noisecraft.harness.report import summary_rows
-        from noisecraft.stats import format_table
-
         header, rows = summary_rows(self._record)
         return format_table(header, rows)
 
+    def comparison(self) -> str:
+        """The paired tests between models (when several were evaluated), as a console table ('' otherwise)."""
+        header, rows = comparison_rows(self._record)
+        return format_table(header, rows) if rows else ""
+
     def save(self, out: str | Path, plots: bool = True) -> list[Path]:
         """Write results.json, README.md, predictions/*.parquet and (with ``plots``) plots/*.png into ``out``."""
-        from noisecraft.harness.report import write_report
-
-        return write_report(self, Path(out), plots=plots)
+        return write_report(self.to_dict(), self.predictions, self.to_json(), Path(out), plots=plots)

@@ -20,12 +20,13 @@ from noisecraft.harness.classification_metrics import (
     confidence,
     entropy,
     expected_calibration_error,
+    reliability_bins,
 )
 from noisecraft.harness.entity_metrics import entity_counts, precision_recall_f1
-from noisecraft.harness.label_mapping import LabelMapping
 from noisecraft.harness.paired_stats import Statistic, compare, f1_of, mean_of
 from noisecraft.harness.squad_metric import exact_match, f1
 from noisecraft.harness.tasks import TOKENS
+from noisecraft.runtime.labels import LabelMapping
 
 
 @dataclass(frozen=True)
@@ -125,6 +126,7 @@ def score_classification(data: ConfigData, clean: Sequence[Sequence[float]], noi
         "confidence": settings.compare(mean_of(conf["clean"]), mean_of(conf["noisy"]), n),
         "entropy": settings.compare(mean_of(ent["clean"]), mean_of(ent["noisy"]), n),
         "ece": {"clean": ece["clean"], "noisy": ece["noisy"], "difference": ece["clean"] - ece["noisy"]},
+        "reliability": {side: reliability_bins(conf[side], correct[side]) for side in probs},
         "agreement": agreement,
         "flip_rate": 1.0 - agreement,
         "attack_success_rate": attack_success_rate(correct["clean"], correct["noisy"]),

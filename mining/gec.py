@@ -29,10 +29,16 @@ same edit (sentence, offsets, type, correction) marked twice is one learner erro
 
 **Minimal edits** are what the weights are estimated from, because the noise models make only such
 edits: one token (or none) on each side for ArtOrDet, Prep, Trans, Nn, SVA, Vform and Wchoice, and two
-adjacent tokens swapped for Worder. Their counts per type are the **error-type distribution**. For the
-closed-class types the pair (correct i, learner's j) counts towards w_ij only when both words are in the
-paper's reference set (Table 1, :data:`~noisecraft.grammar.error_types.REFERENCE_SETS`; ``∅`` for an
-inserted or missing word); pairs outside it are counted in the card. Words are lower-cased.
+adjacent tokens swapped for Worder. The **error-type distribution**, though, counts every edit of a type
+(anything but a case or spacing change), as the paper takes the types' frequencies in the corpus: linking
+words (Trans) and word order (Worder) are mostly phrases (``on the other hand``, a clause moved), and
+counting minimal edits only put them at half their share of the same file (CoNLL-2014: Trans 2.2 % instead
+of 5.2 %, Worder 1.0 % instead of 3.5 %). Edits that are not minimal are rows of operation ``type-only``:
+they count towards the distribution and never towards w_ij (:mod:`noisecraft.grammar.confusions` reads
+them so; a table mined before has no such rows and reads as before). For the closed-class types the pair
+(correct i, learner's j) counts towards w_ij only when both words are in the paper's reference set
+(Table 1, :data:`~noisecraft.grammar.error_types.REFERENCE_SETS`; ``∅`` for an inserted or missing word);
+pairs outside it are counted in the card. Words are lower-cased.
 
 The result is a noise dictionary (``lang``, ``correct``, ``noisy``, ``count``, ``probability``) with the
 columns ``error_type``, ``operation`` and ``tags``; ``∅`` stands for "no word". Its card shows the type
@@ -51,11 +57,11 @@ import datasets
 
 from noisecraft.citations import BEA2019_CITATION, CONLL2014_CITATION, ERRANT_CITATION, YIN2020_CITATION
 from noisecraft.errors import ConfigError, InputError
-from noisecraft.grammar.error_types import CLOSED_CLASS, EMPTY, ERROR_TYPES, REFERENCE_SETS
+from noisecraft.grammar.error_types import CLOSED_CLASS, EMPTY, ERROR_TYPES, REFERENCE_SETS, TYPE_ONLY
 from noisecraft.mining.gec_m2 import SHOWN_PROBLEMS, M2Edit, M2File, M2Problem, read_m2
 from noisecraft.mining.output import MinedDictionary
-from noisecraft.mining.text_files import AUTO, unique_files
 from noisecraft.noise_dictionary import with_probabilities
+from noisecraft.text_files import AUTO, unique_files
 
 NUCLE_TO_TYPE = {"ArtOrDet": "ArtOrDet", "Prep": "Prep", "Trans": "Trans", "Nn": "Nn", "SVA": "SVA", "Vform": "Vform",
                  "Vt": "Vform", "Wci": "Wchoice", "WOinc": "Worder", "WOadv": "Worder"}
@@ -64,6 +70,7 @@ ERRANT_TO_TYPE = {"DET": "ArtOrDet", "PREP": "Prep", "CONJ": "Trans", "NOUN:NUM"
                   "VERB:FORM": "Vform", "VERB:TENSE": "Vform", "WO": "Worder"}
 #: ... and the ERRANT types that are word choice only as replacements (a missing or extra word is not a choice).
 ERRANT_WORD_CHOICE = frozenset({"OTHER", "NOUN", "VERB", "ADJ"})
+CASE_OR_SPACING = "case or spacing only"
 #: The mapping as the card prints it: (type, NUCLE tags, ERRANT tags).
 MAPPING_TABLE = (
     ("ArtOrDet", "ArtOrDet", "M/R/U:DET"), ("Prep", "Prep", "M/R/U:PREP"), ("Trans", "Trans", "M/R/U:CONJ"),
@@ -81,7 +88,8 @@ GEC_COLUMN_DOCS = {
                   "error-type distribution",
     "operation": "what the noise does to the correct text: `substitution`, `insertion` (correct is ∅: the learner "
                  "added a word), `deletion` (noisy is ∅: the learner left a word out) or `swap` (two words in the "
-                 "wrong order)",
+                 "wrong order); `type-only`: an edit that is not minimal (a phrase, a word outside the reference "
+                 "set), counted in the type distribution only",
     "tags": "the corpus tags the pair was annotated with (NUCLE and/or ERRANT)",
 }
 
@@ -119,7 +127,7 @@ def minimal_pair(kind: str, written: Sequence[str], correction: str) -> MinimalP
     if kind == "Worder":
         if len(noisy) == 2 and correct == noisy[::-1] and noisy[0] != noisy[1]:
             return MinimalPair(kind, " ".join(correct), " ".join(noisy), "swap")
-        return "not two swapped words"
+        return CASE_OR_SPACING if correct == noisy else "not two swapped words"
     if len(noisy) > 1 or len(correct) > 1:
         return "more than one word on a side"
     if kind not in CLOSED_CLASS and (not noisy or not correct):
@@ -127,7 +135,7 @@ def minimal_pair(kind: str, written: Sequence[str], correction: str) -> MinimalP
     pair = MinimalPair(kind, correct[0] if correct else EMPTY, noisy[0] if noisy else EMPTY,
                        "insertion" if not correct else "deletion" if not noisy else "substitution")
     if pair.correct == pair.noisy:
-        return "case or spacing only"
+        return CASE_OR_SPACING
     if kind in CLOSED_CLASS and not {pair.correct, pair.noisy} <= REFERENCE_SETS[kind]:
         return "outside the reference set"
     return pair
@@ -163,9 +171,14 @@ def _count_edit(tokens: tuple[str, ...], edit: M2Edit, counts: GecCounts, seen: 
         return
     seen.add(key)
     counts.by_type[kind] += 1
-    found = minimal_pair(kind, tokens[edit.start : edit.end], correction)
+    written = tokens[edit.start : edit.end]
+    found = minimal_pair(kind, written, correction)
     if isinstance(found, str):
         counts.not_minimal[kind, found] += 1
+        if found != CASE_OR_SPACING:  # still an error of the type: it counts towards the distribution
+            found = MinimalPair(kind, correction.lower() or EMPTY, " ".join(written).lower() or EMPTY, TYPE_ONLY)
+            counts.pairs[found] += 1
+            counts.tags[found].add(edit.tag)
         return
     counts.pairs[found] += 1
     counts.tags[found].add(edit.tag)
@@ -198,8 +211,9 @@ def _stats(read: list[M2File], counts: GecCounts, repeats: list[str]) -> dict[st
     problems: list[M2Problem] = [p for m2 in read for p in m2.problems]
     by_reason = Counter(p.reason for p in problems)
     minimal: Counter[str] = Counter()
+    type_only: Counter[str] = Counter()
     for pair, n in counts.pairs.items():
-        minimal[pair.error_type] += n
+        (type_only if pair.operation == TYPE_ONLY else minimal)[pair.error_type] += n
     return {
         "files": [f"{m2.path.name}: {len(m2.sentences)} sentences, {m2.annotations} annotations, "
                   f"{'+'.join(sorted(m2.tag_sets))} tags, {m2.decoding}" for m2 in read],
@@ -210,6 +224,8 @@ def _stats(read: list[M2File], counts: GecCounts, repeats: list[str]) -> dict[st
         "merged_duplicates": counts.merged,
         "edits_by_type": {t: counts.by_type[t] for t in ERROR_TYPES},
         "minimal_by_type": {t: minimal[t] for t in ERROR_TYPES},
+        "type_only_by_type": {t: type_only[t] for t in ERROR_TYPES},
+        "distribution_by_type": {t: minimal[t] + type_only[t] for t in ERROR_TYPES},
         "not_minimal": {f"{t}: {reason}": n for (t, reason), n in sorted(counts.not_minimal.items())},
         "outside_types": sum(counts.outside_types.values()),
         "skipped_lines": dict(sorted(by_reason.items())),
@@ -222,14 +238,15 @@ def _stats(read: list[M2File], counts: GecCounts, repeats: list[str]) -> dict[st
 
 
 def distribution_table(stats: dict[str, Any]) -> str:
-    """Markdown: per type, the minimal edits (the distribution the noise samples from), their share,
-    every edit of that type, and the tags mapped onto it."""
-    minimal = stats["minimal_by_type"]
-    total = sum(minimal.values()) or 1
-    lines = ["| type | minimal edits | share | all edits of the type | NUCLE tags | ERRANT tags |", "|---|---|---|---|---|---|"]
+    """Markdown: per type, the minimal edits, the other edits (type only), the share of the distribution the noise
+    samples types from, every edit of that type, and the tags mapped onto it."""
+    minimal, longer, counted = stats["minimal_by_type"], stats["type_only_by_type"], stats["distribution_by_type"]
+    total = sum(counted.values()) or 1
+    lines = ["| type | minimal edits | other edits (type only) | share | all edits of the type | NUCLE tags | ERRANT tags |",
+             "|---|---|---|---|---|---|---|"]
     for (kind, nucle, errant) in MAPPING_TABLE:
-        lines.append(f"| {kind} | {minimal[kind]} | {minimal[kind] / total:.1%} | {stats['edits_by_type'][kind]} | "
-                     f"{nucle} | {errant} |")
+        lines.append(f"| {kind} | {minimal[kind]} | {longer[kind]} | {counted[kind] / total:.1%} | "
+                     f"{stats['edits_by_type'][kind]} | {nucle} | {errant} |")
     return "\n".join(lines)
 
 
@@ -239,7 +256,7 @@ def confusion_tables(rows: Sequence[dict[str, Any]]) -> str:
     for kind in CLOSED_CLASS:
         table: dict[str, Counter[str]] = defaultdict(Counter)
         for row in rows:
-            if row["error_type"] == kind:
+            if row["error_type"] == kind and row["operation"] != TYPE_ONLY:
                 table[row["correct"]][row["noisy"]] += row["count"]
         if not table:
             blocks.append(f"**{kind}**: no minimal edit found.")
@@ -271,14 +288,15 @@ def gec_dictionary(paths: Sequence[Path], lang: str = "en", *, strict: bool = Fa
     """Mine M2 files into a confusion dictionary ready for :func:`noisecraft.mining.output.write_dictionary`."""
     rows, stats, read = mine_gec(paths, lang, strict=strict, encoding=encoding)
     description, licence, citation = _source(stats["tag_sets"])
-    minimal = stats["minimal_by_type"]
-    total = sum(minimal.values())
+    counted = stats["distribution_by_type"]
+    total = sum(counted.values())
     card_stats = {
         "files": "; ".join(stats["files"]),
         "repeated_inputs": "; ".join(stats["repeated_inputs"]) or "none",
         "sentences": stats["sentences"], "annotations": stats["annotations"],
         "duplicate annotations merged": stats["merged_duplicates"],
-        "type distribution (minimal edits)": ", ".join(f"{t} {minimal[t] / total:.1%}" for t in ERROR_TYPES),
+        "type distribution (every edit but case or spacing)": ", ".join(
+            f"{t} {counted[t] / total:.1%}" for t in ERROR_TYPES),
         "edits outside the eight types": stats["outside_types"],
         "edits of the eight types not minimal": ", ".join(f"{k} {v}" for k, v in stats["not_minimal"].items()) or "none",
         "skipped lines": ", ".join(f"{k} {v}" for k, v in stats["skipped_lines"].items()) or "none",
@@ -293,7 +311,8 @@ def gec_dictionary(paths: Sequence[Path], lang: str = "en", *, strict: bool = Fa
         description=("learner errors read from M2 files, their NUCLE/ERRANT tags mapped onto the eight types of Yin et "
                      "al. (2020) (table below); duplicate annotations merged; the error-type distribution and the "
                      "confusion weights w_ij of ArtOrDet, Prep and Trans (within the paper's reference sets, ∅ = no "
-                     "word) estimated from minimal edits (one word or none on each side; two swapped words for Worder)."),
+                     "word) estimated from minimal edits (one word or none on each side; two swapped words for Worder), "
+                     "the type distribution from every edit of the type (the others are rows of operation type-only)."),
         source_description=description, license=licence, citation=citation, command=command,
         use_command="noisecraft build --source glue/sst2 --noise 'grammar(confusions={out}, confusions_config={config})' "
                     "--out CHALLENGE",

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Literal
 
 from noisecraft.errors import InputError
-from noisecraft.mining.text_files import AUTO, decode_file
+from noisecraft.text_files import AUTO, decode_file
 
 TagSet = Literal["NUCLE", "ERRANT"]
 

@@ -42,9 +42,9 @@ from rapidfuzz.distance import OSA, Levenshtein
 from noisecraft.citations import NOISEQA_CITATION, WIKIPEDIA_MISSPELLINGS_CITATION
 from noisecraft.errors import ConfigError, InputError
 from noisecraft.mining.output import MinedDictionary
-from noisecraft.mining.text_files import AUTO, decode_file, unique_files
 from noisecraft.noise_dictionary import with_probabilities
 from noisecraft.noise_models.keyboard_layouts import load_layout
+from noisecraft.text_files import AUTO, decode_file, unique_files
 
 logger = logging.getLogger(__name__)
 

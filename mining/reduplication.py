@@ -36,8 +36,8 @@ import polars as pl
 from noisecraft.citations import LENGTHENING_CITATION, OPINION_LEXICON_CITATION, SENTIMENT140_CITATION
 from noisecraft.errors import ConfigError, InputError
 from noisecraft.mining.output import MinedDictionary
-from noisecraft.mining.text_files import AUTO, LineDecoder, decode_file, describe_files, line_blocks, open_binary, unique_files
 from noisecraft.noise_dictionary import with_probabilities
+from noisecraft.text_files import AUTO, LineDecoder, decode_file, describe_files, line_blocks, open_binary, unique_files
 
 TWEET_COLUMNS = ("polarity", "id", "date", "query", "user", "text")
 
@@ -73,7 +73,7 @@ def read_lexicon(paths: Sequence[Path], encoding: str = AUTO) -> list[str]:
     """Lower-cased unique words of one-word-per-line lists, in first-seen order.
 
     Lines starting with ';' (the Hu & Liu header) and blank lines are skipped; each file is
-    decoded on its own (see :class:`~noisecraft.mining.text_files.LineDecoder`: the Hu & Liu
+    decoded on its own (see :class:`~noisecraft.text_files.LineDecoder`: the Hu & Liu
     negative-words.txt has one latin-1 line).
     """
     return _read_lexicon(paths, encoding)[0]
@@ -113,7 +113,7 @@ class TweetFile:
     polars; from the first block that has another line (a quoted newline, a blank line, or an error)
     on, the csv module parses strictly, so broken quoting or a row without exactly six fields is an
     :class:`InputError` with its line. After reading, :attr:`rows` is the tweet count and
-    :meth:`encoding` says how the file was decoded (see :class:`~noisecraft.mining.text_files.LineDecoder`).
+    :meth:`encoding` says how the file was decoded (see :class:`~noisecraft.text_files.LineDecoder`).
     """
 
     def __init__(self, path: Path, encoding: str = AUTO, block_bytes: int = BLOCK_BYTES) -> None:

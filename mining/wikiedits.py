@@ -38,12 +38,13 @@ from noisecraft.citations import WIKIEDIT_CITATION
 from noisecraft.errors import ConfigError, InputError
 from noisecraft.mining.mediawiki import DumpError, DumpReader, PageEnd, Revision
 from noisecraft.mining.output import MinedDictionary
-from noisecraft.mining.text_files import cannot_read, unique_files
 from noisecraft.mining.wiki_text import LanguageText, strip_markup
 from noisecraft.noise_dictionary import with_probabilities
 from noisecraft.repo import atomic_write_text
 from noisecraft.seeding import params_digest
+from noisecraft.text_files import cannot_read, unique_files
 from noisecraft.text_units import tokenize
+from noisecraft.workers import WorkerPool
 
 logger = logging.getLogger(__name__)
 
@@ -339,17 +340,16 @@ def mine_dumps(miner: WikiEditMiner, dumps: list[Path], checkpoints: Path, num_p
     run: Counter[str] = Counter()
     results: list[FileResult] = []
     if num_proc > 1 and len(dumps) > 1:
-        import multiprocessing
-
-        with multiprocessing.get_context("spawn").Pool(min(num_proc, len(dumps))) as pool, \
-                tqdm(total=len(dumps), unit="file", desc="wikiedits", disable=not progress) as bar:
-            for result, resumed in pool.imap(_mine_one, [(miner, d, checkpoints, keep_going) for d in dumps]):
-                results.append(result)
-                run["files_resumed"] += resumed
-                run["files_skipped"] += result.skipped is not None
-                bar.update(1)
-                bar.set_postfix(pages=sum(r.stats["pages"] for r in results),
-                                pairs=sum(r.stats["word_pairs"] for r in results))
+        with WorkerPool(min(num_proc, len(dumps))) as pool:
+            pool.start()  # before the progress bar's monitor thread (see noisecraft.workers)
+            with tqdm(total=len(dumps), unit="file", desc="wikiedits", disable=not progress) as bar:
+                for result, resumed in pool.imap(_mine_one, [(miner, d, checkpoints, keep_going) for d in dumps]):
+                    results.append(result)
+                    run["files_resumed"] += resumed
+                    run["files_skipped"] += result.skipped is not None
+                    bar.update(1)
+                    bar.set_postfix(pages=sum(r.stats["pages"] for r in results),
+                                    pairs=sum(r.stats["word_pairs"] for r in results))
         return results, run
     with tqdm(unit="page", desc="wikiedits", disable=not progress) as bar:
         totals = Counter(revisions=0, pairs_before=0)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -13,6 +15,19 @@ os.environ["HF_DATASETS_OFFLINE"] = "1"
 os.environ.setdefault("HF_DATASETS_DISABLE_PROGRESS_BARS", "1")
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+class OnFirstUse:
+    """A module imported on its first attribute access: a test module can name torch or polars at the top
+    without making every collection of the suite pay their import (seconds for torch)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __getattr__(self, attribute: str) -> Any:
+        if attribute.startswith("_"):  # pytest's collection probes objects for its markers: no import for those
+            raise AttributeError(attribute)
+        return getattr(importlib.import_module(self.name), attribute)
 CORPORA = Path(os.environ.get("NOISECRAFT_CORPORA", REPO_ROOT.parent / "shared" / "corpora"))
 
 

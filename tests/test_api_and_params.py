@@ -286,7 +286,7 @@ def test_hub_revision_is_passed_on(monkeypatch, tmp_path):
     assert calls == ["v1.2"]
     spec = json.loads((tmp_path / "noisecraft.json").read_text())["configs"][built.name]["spec"]
     assert spec["revision"] == "v1.2"
-    with pytest.raises(ConfigError, match="--revision pins a Hub dataset"):
+    with pytest.raises(ConfigError, match="revision= / --revision pins a Hub dataset"):
         nc.build("glue/mrpc", noise="swap", revision="v1", data_file=REPO / "README.md", out=tmp_path / "x", progress=False)
 
 

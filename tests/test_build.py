@@ -12,11 +12,12 @@ from huggingface_hub import DatasetCard
 
 from noisecraft.edits import Edit, apply_edits
 from noisecraft.errors import ConfigError, InputError
+from noisecraft.iob import is_valid_bio
 from noisecraft.noise_models.destructive import sort_tokens
 from noisecraft.pipeline import BuiltConfig, ConfigRequest, build_config, write_card
 from noisecraft.repo import DatasetRepo
 from noisecraft.sources.glue import parse_glue_tsv
-from noisecraft.sources.wikiann import entity_spans, is_valid_bio, parse_rahimi
+from noisecraft.sources.wikiann import TAGS, entity_spans, parse_rahimi
 
 from conftest import corpus
 
@@ -99,7 +100,7 @@ def test_wikiann_keeps_one_tag_per_token_and_bio(tmp_path, lang):
     for row, source in zip(rows, source_rows):
         assert row["ner_tags"] == source["ner_tags"]
         assert len(row["tokens"]) == len(row["ner_tags"])
-        assert is_valid_bio(row["ner_tags"]) == is_valid_bio(source["ner_tags"])
+        assert is_valid_bio([TAGS[t] for t in row["ner_tags"]]) == is_valid_bio([TAGS[t] for t in source["ner_tags"]])
         for token, original, tag in zip(row["tokens"], source["tokens"], source["ner_tags"]):
             assert token and not any(ch.isspace() for ch in token)
             if tag != 0:
@@ -246,9 +247,36 @@ def test_token_tags_stay_valid_on_the_shipped_sample(tmp_path):
         assert len(rows) == len(source_rows) == 4
         for row, clean in zip(rows, source_rows):
             assert row["ner_tags"] == clean["ner_tags"] and len(row["tokens"]) == len(row["ner_tags"])
-            assert is_valid_bio(row["ner_tags"])
+            assert is_valid_bio([TAGS[t] for t in row["ner_tags"]])
             for token, original, tag in zip(row["tokens"], clean["tokens"], clean["ner_tags"]):
                 assert token and not any(ch.isspace() for ch in token)
                 assert tag == 0 or token == original
         assert any(r["tokens"] != r["original_tokens"] for r in rows)
     assert outputs[0] == outputs[1]
+
+
+def _square(x: int) -> int:
+    return x * x
+
+
+def test_the_worker_pool_keeps_input_order_bounds_work_in_flight_and_is_reused():
+    from noisecraft.workers import WorkerPool, start_method
+
+    submitted = []
+
+    def items():
+        for i in range(20):
+            submitted.append(i)
+            yield i
+
+    with WorkerPool(2) as pool:
+        results = pool.imap(_square, items(), in_flight=3)
+        assert next(results) == 0
+        assert len(submitted) <= 3  # the rest is not submitted before it is needed
+        assert [0, *results] == [i * i for i in range(20)]
+        first = pool.start()
+        assert list(pool.imap(_square, range(5))) == [0, 1, 4, 9, 16]
+        assert pool.start() is first  # the same workers serve every map of a build
+    assert pool._pool is None
+    assert list(WorkerPool(1).imap(_square, range(3))) == [0, 1, 4]
+    assert start_method() in ("fork", "spawn")

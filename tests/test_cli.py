@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -130,3 +131,97 @@ def test_mine_wikiedits_keep_going_skips_what_is_not_a_dump(tmp_path):
                       "--no-progress")
     assert kept.returncode == 0, kept.stderr
     assert "notes.xml" in (tmp_path / "b" / "README.md").read_text(encoding="utf-8")
+
+
+# --- one face: the CLI parses arguments and calls the Python API, which holds the checks ---------------------
+
+
+RECIPE = 'name = "r"\nversion = "1.0.0"\n[[configs]]\nsource = "demo"\nnoise = ["swap"]\n'
+
+
+@pytest.mark.parametrize(("args", "call"), [
+    (["--source", "xquad", "--lang", "de", "--lang", "fr", "--data-file", "x.json"],
+     lambda nc: nc.build("xquad", lang=["de", "fr"], data_file="x.json", out="out")),
+    (["--source", "demo", "--noise", "swap", "--noise", "sort", "--config-name", "one"],
+     lambda nc: nc.build("demo", noise=["swap", "sort"], config_name="one", out="out")),
+    (["--source", "demo", "--noise", "swap(mode=coles)"], lambda nc: nc.build("demo", "swap(mode=coles)", "out")),
+    (["--source", "xquad", "--lang", "de", "--data-file", "missing.json"],
+     lambda nc: nc.build("xquad", lang="de", data_file="missing.json", out="out")),
+    (["--source", "glue/mrpc", "--data-file", "dev.tsv", "--revision", "v1"],
+     lambda nc: nc.build("glue/mrpc", data_file="dev.tsv", revision="v1", out="out")),
+    (["--source", "demo", "--num-proc", "0"], lambda nc: nc.build("demo", out="out", num_proc=0)),
+    (["--source", "demo", "--revision", "main"], lambda nc: nc.build("demo", out="out", revision="main")),
+    (["recipe.toml", "--set", "version"], lambda nc: nc.build_recipe("recipe.toml", "out", sets=["version"])),
+    (["recipe.toml", "--set", 'configs.3.langs=["de"]'],
+     lambda nc: nc.build_recipe("recipe.toml", "out", sets=['configs.3.langs=["de"]'])),
+])
+def test_the_cli_and_python_refuse_the_same_input_with_the_same_line(tmp_path, monkeypatch, args, call):
+    import noisecraft as nc
+    from noisecraft.errors import NoisecraftError
+
+    (tmp_path / "recipe.toml").write_text(RECIPE, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    cli = noisecraft("build", *args, "--out", "out", "--no-progress", cwd=tmp_path)
+    with pytest.raises(NoisecraftError) as python:
+        call(nc)
+    assert cli.returncode == 2 and "Traceback" not in cli.stderr
+    assert cli.stderr.strip() == f"noisecraft: error: {python.value}"
+    # a Python caller is never told about a command-line option alone: it comes with the parameter that means it
+    assert not re.search(r"(?<!= / )--[a-z]", str(python.value)), python.value
+    assert not (tmp_path / "out").exists()
+
+
+def test_mining_from_python_is_what_the_cli_mines(tmp_path):
+    from noisecraft.mining.registry import mine
+
+    lists = tmp_path / "list.txt"
+    lists.write_text("acheive->achieve\nbeleive->believe\nrecieve->receive\nteh->the\nadn->and\n", encoding="utf-8")
+    cli = noisecraft("mine", "misspellings", str(lists), "--keyboard-only", "--out", str(tmp_path / "cli"))
+    assert cli.returncode == 0, cli.stderr
+    mined, path = mine("misspellings", [lists], tmp_path / "py", lang="en", keyboard_only=True)
+    assert f"{len(mined.rows)} pairs ->" in cli.stdout and mined.rows
+    assert path.read_bytes() == (tmp_path / "cli" / path.relative_to(tmp_path / "py")).read_bytes()
+
+
+def test_an_unknown_miner_is_one_line():
+    from noisecraft.errors import ConfigError
+    from noisecraft.mining.registry import mine
+
+    with pytest.raises(ConfigError, match="unknown miner 'typos'; available: wikiedits, misspellings"):
+        mine("typos", [], "out", lang="en")
+
+
+def test_a_resumable_miner_checkpoints_per_file_and_cleans_up(tmp_path, monkeypatch):
+    """The checkpoint policy is the mining package's: the folder is per config and removed once written."""
+    from noisecraft.mining import registry
+
+    seen = {}
+
+    def fake_wikiedits(inputs, lang, checkpoints, **options):
+        checkpoints.mkdir(parents=True)
+        (checkpoints / "done-0.json").write_text("{}")
+        seen["checkpoints"] = checkpoints
+        return "mined"
+
+    monkeypatch.setattr(registry.Miner, "load", lambda self: fake_wikiedits)
+    monkeypatch.setattr("noisecraft.mining.output.write_dictionary", lambda out, mined, **kw: seen.setdefault("wrote", mined))
+    registry.mine("wikiedits", [tmp_path / "dump.xml"], tmp_path / "out", lang="hi", config_name="edits")
+    assert seen["checkpoints"] == tmp_path / "out" / ".checkpoints" / "edits"
+    assert seen["wrote"] == "mined" and not (tmp_path / "out" / ".checkpoints").exists()
+
+
+def test_help_and_noises_import_no_noise_model():
+    code = ("import sys\nfrom noisecraft.cli import main\n"
+            "for argv in (['--help'], ['build', '--help'], ['mine', '--help']):\n"
+            "    try:\n        main(argv)\n    except SystemExit:\n        pass\n"
+            "main(['noises'])\n"
+            "print(sorted(m for m in sys.modules if m.startswith('noisecraft.noise_models.') and not m.endswith('catalogue')))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_the_noise_catalogue_is_what_the_models_declare():
+    from noisecraft.noise_models.catalogue import entries, generate
+
+    assert entries() == generate(), "the catalogue is stale: run python -m noisecraft.noise_models.catalogue"

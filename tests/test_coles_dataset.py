@@ -127,3 +127,35 @@ def test_typo_pairs_of_the_real_lexicon_type_near_the_papers_bert_shares(wordnet
     assert shares["unchanged"] == 0
     for kind, paper in PAPER_BERT_TYPOS.items():
         assert abs(shares["shares"][kind] - paper) <= TOLERANCE, (kind, shares["shares"])
+
+
+def test_abbreviations_come_from_a_given_list(wordnet, tmp_path):
+    """The recipe's abbreviation group: a mined word<TAB>abbreviation list through misspelling@1, every listed
+    word replaced; words the list lacks stay as they are (their pairs type as unchanged, never as corruptions)."""
+    abbreviations = tmp_path / "abbreviations.tsv"
+    abbreviations.write_text("wonderful\twndrfl\t3\nterrible\ttrbl\t2\n", encoding="utf-8")
+    out = tmp_path / "coles"
+    nc.build("coles-words", f"misspelling(dictionary={abbreviations}, rate=1.0)", out, split="abbreviation",
+             data_file=write_lexicon(tmp_path / "lex"), config_name="abbreviation", progress=False)
+    rows = datasets.load_dataset(str(out), "abbreviation")["abbreviation"]
+    pairs = dict(zip(rows["canonical"], rows["noisy"]))
+    assert pairs == {"awful": "awful", "brilliant": "brilliant", "happy": "happy", "terrible": "trbl",
+                     "wonderful": "wndrfl"}
+    assert set(rows["noise"]) == {"abbreviation"}
+
+
+def test_reduplications_only_as_mined(wordnet, tmp_path):
+    """The recipe's reduplication group: reduplication@2 with only_mined keeps the words that have a mined
+    variant and drops the others with a reason the card counts (the paper keeps only mined forms)."""
+    mined = tmp_path / "mined.tsv"
+    mined.write_text("happy\thappyyyy\t4\nhappy\thaaappy\t1\nawful\tawfuuul\t2\n", encoding="utf-8")
+    out = tmp_path / "coles"
+    [built] = nc.build("coles-words", f"reduplication@2(dictionary={mined}, rate=1.0, only_mined=true)", out,
+                       split="reduplication", data_file=write_lexicon(tmp_path / "lex"), config_name="reduplication",
+                       progress=False)
+    rows = datasets.load_dataset(str(out), "reduplication")["reduplication"]
+    assert rows["canonical"] == ["awful", "happy"] and rows["noisy"][0] == "awfuuul"
+    assert rows["noisy"][1] in ("happyyyy", "haaappy")
+    assert built.stats["dropped"] == {"reduplication: no word of this text got a mined variant": 3}
+    with pytest.raises(ConfigError, match="only_mined=true needs the mined variants"):
+        nc.noise("reduplication@2", only_mined=True)

@@ -123,11 +123,12 @@ def test_report_has_a_table_per_model_the_rows_and_the_figure(encoder, classifie
     results = measure(PAIRS, [encoder], [(classifier, None)])
     readme = write_coles_report(tmp_path, "coles", results).read_text(encoding="utf-8")
     assert "## minilm-encoder" in readme and "## cls-sentiment-minilm" in readme
-    assert "| intact | 2 |" in readme and "Labels: by name" in readme and f"]({FIGURE})" in readme
+    assert "| typo | intact | 2 |" in readme and "| all | additive-affix | 1 |" in readme
+    assert "Labels: by name" in readme and f"]({FIGURE})" in readme
     assert (tmp_path / FIGURE).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     record = json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))
     assert record["models"]["minilm-encoder"]["provenance"]["task"] == "embeddings"
-    assert record["models"]["cls-sentiment-minilm"]["downstream"]["all"]["canonical_correct"] == 3
+    assert record["models"]["cls-sentiment-minilm"]["downstream"]["all"]["all"]["canonical_correct"] == 3
     assert pq.read_table(tmp_path / "minilm-encoder.similarity.parquet").num_rows == len(PAIRS)
 
 

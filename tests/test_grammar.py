@@ -23,7 +23,7 @@ from noisecraft.grammar.confusions import load_confusions
 from noisecraft.grammar.error_types import EMPTY, ERROR_TYPES
 from noisecraft.grammar.operations import SiteFinder
 from noisecraft.grammar.tagging import Word, resolve_tagger_name, word_spans
-from noisecraft.noise_models.grammar import GrammarErrors, parse_types, sample_errors
+from noisecraft.noise_models.grammar import GrammarErrors, parse_types, sample_errors, whitespace_tokens_modified
 from noisecraft.seeding import ExampleRng
 
 from conftest import REPO_ROOT, corpus
@@ -42,7 +42,7 @@ def nltk_data() -> str:
 
 @pytest.fixture(scope="module")
 def model(confusions, nltk_data) -> GrammarErrors:
-    return nc.noise("grammar", confusions=confusions, nltk_data=nltk_data, tagger="nltk")
+    return nc.noise("grammar@1", confusions=confusions, nltk_data=nltk_data, tagger="nltk")
 
 
 def tagged(text: str, tags: str) -> list[Word]:
@@ -52,14 +52,14 @@ def tagged(text: str, tags: str) -> list[Word]:
     return [Word(s, e, text[s:e], t) for (s, e), t in zip(spans, labels)]
 
 
-def finder(model: GrammarErrors, types: str, keep_tokens: bool = False) -> SiteFinder:
+def finder(model: GrammarErrors, types: str, keep_tokens: bool = False, precise_vform: bool = False) -> SiteFinder:
     runtime = model.runtime()
-    return SiteFinder(runtime.confusions, parse_types(types), runtime.wordnet, keep_tokens)
+    return SiteFinder(runtime.confusions, parse_types(types), runtime.wordnet, keep_tokens, precise_vform)
 
 
-def outputs(model, text, words, kind, keep_tokens=False, protected=()):
+def outputs(model, text, words, kind, keep_tokens=False, protected=(), precise_vform=False):
     """Every text one type can make of a hand-tagged sentence."""
-    sites = finder(model, kind, keep_tokens).sites(text, words, protected).get(kind, [])
+    sites = finder(model, kind, keep_tokens, precise_vform).sites(text, words, protected).get(kind, [])
     return {apply_edits(text, list(option.edits)) for site in sites for option in site.options}
 
 
@@ -97,6 +97,56 @@ def test_noun_number_agreement_and_verb_form(model):
     assert outputs(model, SENTENCE, words, "SVA") == {"The old teacher often give the students very difficult homework ."}
     verb_forms = outputs(model, SENTENCE, words, "Vform")
     assert {text.split()[4] for text in verb_forms} == {"give", "gave", "giving", "given"}
+
+
+def changed_words(text: str, made: set[str]) -> set[tuple[str, str]]:
+    """(original word, new word) of each one-word change."""
+    return {(a, b) for other in made for a, b in zip(text.split(), other.split()) if a != b}
+
+
+def test_grammar2_verb_forms_are_guarded_by_tag_lemma_and_case(model):
+    text = "He told Bill that Bill plays and they were late ."
+    words = tagged(text, "PRP VBZ NNP IN VB VBZ CC PRP VBD JJ .")  # "told" and the second "Bill" mistagged
+    loose = changed_words(text, outputs(model, text, words, "Vform"))
+    precise = changed_words(text, outputs(model, text, words, "Vform", precise_vform=True))
+    assert {("told", "tell"), ("Bill", "Billed"), ("plays", "play"), ("were", "was")} <= loose  # grammar@1
+    assert not {w for w, _ in precise} & {"told", "Bill"}  # told is no VBZ form; a capital inside the sentence is a name
+    assert ("plays", "play") not in precise and ("were", "was") not in precise  # agreement alone: that is SVA
+    assert {("plays", "played"), ("plays", "playing"), ("were", "be"), ("were", "been")} <= precise
+    first = "Bill the customers ."  # a capital that starts the sentence is the sentence's
+    assert ("Bill", "Billed") in changed_words(first, outputs(model, first, tagged(first, "VB DT NNS ."), "Vform",
+                                                              precise_vform=True))
+
+
+def test_grammar2_budget_is_whitespace_tokens_and_rows_record_the_share(confusions, nltk_data, monkeypatch):
+    import noisecraft.noise_models.grammar as grammar
+
+    text = 'Amrozi accused his brother, whom he called "the witness", of deliberately distorting his evidence.'
+    assert len(text.split()) == 14 and len(word_spans(text)) == 19
+    budgets = []
+    real = grammar.sample_errors
+    monkeypatch.setattr(grammar, "sample_errors", lambda *a, **k: budgets.append(a[2]) or real(*a, **k))
+    v2 = nc.noise("grammar@2", confusions=confusions, nltk_data=nltk_data, tagger="nltk", rate=0.3)
+    [noised] = v2([text], seed=0, ids=["a"])
+    nc.noise("grammar@1", confusions=confusions, nltk_data=nltk_data, tagger="nltk", rate=0.3)([text], seed=0, ids=["a"])
+    assert budgets == [5, 6]  # ceil(0.3 x 14 whitespace tokens); grammar@1: ceil(0.3 x 19 tagger words)
+    modified, tokens = whitespace_tokens_modified(text, noised.edits)
+    assert noised.columns == {"tokens_modified": modified / tokens} and tokens == 14
+    assert whitespace_tokens_modified("The cat sat .", [Edit(0, 8, "The cat", "Cat", "ArtOrDet")]) == (2, 4)
+    assert whitespace_tokens_modified("a b", [Edit(2, 2, "", "x ", "Prep")]) == (1, 2)  # an insertion touches its word
+
+
+def test_grammar2_card_reports_the_papers_statistic(confusions, nltk_data, tmp_path):
+    noise = nc.noise("grammar@2", confusions=confusions, nltk_data=nltk_data, tagger="nltk")
+    [built] = nc.build("demo", noise, tmp_path / "out", fields=["question"], progress=False)
+    rows = pq.read_table(built.path).to_pylist()
+    shares = [whitespace_tokens_modified(r["original_question"], [Edit(e["start"], e["end"], e["original"],
+                                                                        e["replacement"], e["kind"])
+                                                                   for e in r["noise_edits"]]) for r in rows]
+    assert [r["noise_tokens_modified"] for r in rows] == pytest.approx([m / t for m, t in shares])
+    card = (tmp_path / "out" / "README.md").read_text(encoding="utf-8")
+    mean = 100 * sum(m / t for m, t in shares) / len(shares)
+    assert "Words modified, as Yin et al. (2020) count them" in card and f"{mean:.2f} %" in card
 
 
 def test_word_choice_takes_up_to_ten_inflected_wordnet_synonyms(model):
@@ -209,7 +259,7 @@ def test_spec_checks_language_and_records_the_tagger(model, confusions, nltk_dat
     assert seeded["tagger"] == "nltk:averaged_perceptron_tagger_eng" and len(seeded["tagger_digest"]) == 16
     assert "confusions_digest" in seeded and "nltk_data" not in seeded  # folders enter by content, not by path
     assert model.provenance()["wordnet"] == "3.0"
-    assert nc.noise(f"grammar(confusions='{confusions}', nltk_data='{nltk_data}', tagger=nltk)") == model
+    assert nc.noise(f"grammar@1(confusions='{confusions}', nltk_data='{nltk_data}', tagger=nltk)") == model
 
 
 def test_auto_tagger_is_nltk_without_spacy(monkeypatch):
@@ -286,12 +336,16 @@ def test_mrpc_dev_with_conll_tagger_and_conll2014_confusions(tmp_path):
 
     mined = tmp_path / "gec"
     write_dictionary(mined, gec_dictionary([corpus("gec/conll14st-test-data/noalt/official-2014.combined.m2")]))
-    noise = nc.noise("grammar", confusions=str(mined), nltk_data=str(tiny_model("nltk-data-conll2003")), tagger="nltk")
+    noise = nc.noise("grammar@1", confusions=str(mined), nltk_data=str(tiny_model("nltk-data-conll2003")), tagger="nltk")
     [built] = nc.build("glue/mrpc", noise, tmp_path / "out", data_file=corpus("glue/MRPC/dev.tsv"), progress=False)
     rows = pq.read_table(built.path).to_pylist()
     assert len(rows) == 408 and built.stats["rows_changed"] > 390
     modified = sum(len(r["noise_edits"]) / len(word_spans(r["original_sentence1"])) for r in rows) / len(rows)
-    assert 0.13 < modified < 0.18  # the paper: 14.4-14.5 % of words (README, "Measured")
+    assert 0.13 < modified < 0.18  # grammar@1 counts the tagger's words (README, "Measured")
+    v2 = nc.noise("grammar@2", confusions=str(mined), nltk_data=str(tiny_model("nltk-data-conll2003")), tagger="nltk")
+    [paper] = nc.build("glue/mrpc", v2, tmp_path / "out2", data_file=corpus("glue/MRPC/dev.tsv"), progress=False)
+    shares = pq.read_table(paper.path).column("noise_tokens_modified").to_pylist()
+    assert abs(100 * sum(shares) / len(shares) - 14.53) <= 1.0  # the paper's 14.53 %, counted as its code counts
     assert set(built.stats["edits_by_kind"]) == set(ERROR_TYPES) - {"Worder"} or set(built.stats["edits_by_kind"]) == set(
         ERROR_TYPES)
     for row in rows:

@@ -20,6 +20,7 @@ from noisecraft.grammar.victim import load_victim
 from noisecraft.labels import LabelLayout
 from noisecraft.noise_models.base import PairText
 from noisecraft.noising import NoiseJob, field_inputs
+from noisecraft.runtime.labels import LabelMapping, class_mapping
 from noisecraft.seeding import ExampleRng
 
 from conftest import corpus
@@ -41,8 +42,11 @@ class ToyVictim:
         self.calls.append(len(inputs))
         return [[0.2, 0.8] if self.word in item[-1].split() else [0.7, 0.3] for item in inputs]
 
-    def identity(self) -> dict:
+    def provenance(self) -> dict:
         return {"model": {"model": f"toy:{self.word}", "revision": "none"}}
+
+    def label_mapping(self, dataset_labels: Sequence[str]) -> LabelMapping:
+        return class_mapping(f"toy:{self.word}", {0: "LABEL_0", 1: "LABEL_1"}, dataset_labels)
 
 
 @pytest.fixture(autouse=True)
@@ -147,7 +151,48 @@ def test_victim_batches_caches_and_keeps_pair_order(shared, tmp_path):
     one_by_one = load_victim(shared["victim"], None, "cpu", "auto", 64, 4096, max_batch=1, disk_cache=False)
     alone = [one_by_one.probabilities([p])[0] for p in pairs]  # padding in a batch moves the last digits only
     assert all(a == pytest.approx(b, abs=1e-5) for x, y in zip(alone, first) for a, b in zip(x, y))
-    assert victim.identity()["model"]["revision"].startswith("sha256:")
+    assert victim.provenance()["model"]["revision"].startswith("sha256:")
+    assert victim.provenance() == {**victim.fingerprint(), "device": "cpu"}
+
+
+def test_the_victims_truncation_length_decides_its_cache(shared):
+    long_input = [("the old teacher often gives the students very difficult homework and the students do it .",)]
+    full = load_victim(shared["victim"], None, "cpu", "auto", 64, 4096)
+    first = full.probabilities(long_input)
+    short = load_victim(shared["victim"], None, "cpu", "auto", 8, 4096)
+    assert short.fingerprint()["max_length"] == 8 and full.fingerprint()["max_length"] == 64
+    truncated = short.probabilities(long_input)
+    assert short.computed == 1 and truncated != first  # not served the untruncated answer from the disk cache
+
+
+def test_a_victim_without_a_trained_classification_head_is_refused(shared, tmp_path):
+    victim = load_victim(str(tiny_model("qa-bert")), None, "cpu", "auto", 64, 4096)
+    with pytest.raises(ConfigError, match=r"qa-bert .*no trained weights for .*classifier\.weight.*not a checkpoint"):
+        victim.probabilities([("a question ?",)])
+
+
+def test_victim_labels_are_matched_to_the_datasets_by_name(shared):
+    mnli = nc.noise("grammar-attack", **{**shared, "victim": str(tiny_model("cls-mnli"))})
+    names = ("entailment", "neutral", "contradiction")
+    mapped = mnli.for_labels(names)
+    assert mapped.label_mapping().targets == (2, 0, 1) and mapped.label_mapping().how == "by name"
+    victim = mapped.runtime().victim
+    pairs = [PairText("The teacher gives homework .", SENTENCE, 1), PairText("A cat sat .", "She walks to school .", 1)]
+    out = mapped(pairs, labels=[0, 2])
+    for pair, noised, gold in zip(pairs, out, [0, 2]):
+        assert noised.columns["attack_label"] == gold  # in the dataset's label space
+        if noised.columns["attack_status"] == "skipped":  # the victim's own argmax, mapped by name
+            clean = victim.probabilities([(pair.first, pair.second)])[0]
+            assert noised.columns["attack_prediction"] == (2, 0, 1)[clean.index(max(clean))]
+    two_labels = nc.noise("grammar-attack", **{**shared, "victim": str(tiny_model("cls-unnamed"))})
+    with pytest.raises(ConfigError, match=r"grammar-attack@1 victim=.*cls-unnamed.*it has 2 labels and the dataset 3"):
+        two_labels.for_labels(names)
+    assert two_labels.for_labels(("no", "yes")).label_mapping().how.startswith("by position")
+    mrpc = nc.noise("grammar-attack", **shared)
+    with pytest.raises(ConfigError, match=r"cls-mrpc \(not_equivalent, equivalent\) do not fit the dataset's "
+                                          r"\(negative, positive\): cannot match .* by name\. Attack it with a victim"):
+        mrpc.for_labels(("negative", "positive"))
+    assert mrpc.for_labels(("not_equivalent", "equivalent")).label_mapping().targets == (0, 1)
 
 
 # --- the noise model ------------------------------------------------------------------------------------
@@ -240,3 +285,21 @@ def test_greedy_attack_on_real_mrpc_rows(shared, tmp_path):
         touched = {e["start"] for e in row["noise_edits"]}
         assert len(touched) <= max(1, int(0.15 * words)) * 2  # a swap is two edits of one operation
         assert row["noise_attack_queries"] >= 1
+
+
+def test_a_build_refuses_a_victim_trained_on_other_labels(shared, tmp_path):
+    tsv = tmp_path / "dev.tsv"
+    tsv.write_text("sentence\tlabel\nThe old teacher often gives the students homework .\t1\n", encoding="utf-8")
+    noise = nc.noise("grammar-attack", **shared)  # an MRPC victim on SST-2
+    with pytest.raises(ConfigError, match=r"victim=.*cls-mrpc.*\(not_equivalent, equivalent\) do not fit the "
+                                          r"dataset's \(negative, positive\)"):
+        nc.build("glue/sst2", noise, tmp_path / "out", data_file=tsv, progress=False)
+    assert not (tmp_path / "out" / "noisecraft.json").exists()
+
+
+def test_a_chain_ending_in_an_attack_checks_its_victims_labels(shared):
+    chain = nc.chain(nc.noise("keyboard"), nc.noise("grammar-attack", **{**shared, "victim": str(tiny_model("cls-mnli"))}))
+    mapped = chain.for_labels(("entailment", "neutral", "contradiction"))
+    assert mapped.steps()[-1].label_mapping().targets == (2, 0, 1) and mapped.steps()[0] == chain.steps()[0]
+    with pytest.raises(ConfigError, match=r"grammar-attack@1 victim=.*cls-mnli.*do not fit"):
+        chain.for_labels(("negative", "positive"))

@@ -3,6 +3,7 @@ challenge sets built from data the repository ships, plus the real all-MiniLM-L6
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -21,8 +22,9 @@ from noisecraft.harness.challenge_set import open_challenge_set
 from conftest import REPO_ROOT
 from tiny_models import CORPUS_EN, tiny_model
 
-pytest.importorskip("torch")
-pytest.importorskip("matplotlib")
+# checked without importing them: collecting the suite must not pay torch's import (seconds)
+pytestmark = pytest.mark.skipif(any(importlib.util.find_spec(m) is None for m in ("torch", "matplotlib")),
+                                reason="the [eval] extra (torch, matplotlib) is not installed")
 
 WORDS = ["river", "city", "queen", "colony", "summer", "company", "novel", "war", "university", "capital"]
 
@@ -179,24 +181,46 @@ def test_token_classification_scores_entities(sets):
 
 def test_long_contexts_are_read_in_overlapping_windows(monkeypatch):
     from noisecraft.harness.models import ModelRequest, load_model
-    from noisecraft.harness.predictors import QAPredictor
     from noisecraft.runtime import pick_placement
 
     model = load_model(ModelRequest(str(tiny_model("qa-bert"))), pick_placement("cpu", "float32", extra="eval"))
-    predictor = QAPredictor(model)
-    target = model.tokenizer.convert_tokens_to_ids("queen")
+    task = model.head_task()
+    target = model.head.tokenizer.convert_tokens_to_ids("queen")
     seen = []
 
-    def logits(features):  # a stub model that points at the token "queen" wherever a window holds it
-        seen.extend(features)
-        return [(np.where(np.array(f["input_ids"]) == target, 5.0, 0.0), np.where(np.array(f["input_ids"]) == target, 5.0, 0.0))
-                for f in features]
+    def forward(task, batch):  # a stub model that points at the token "queen" wherever a window holds it
+        seen.extend(batch)
+        return [(np.where(np.array(f.ids["input_ids"]) == target, 5.0, 0.0),
+                 np.where(np.array(f.ids["input_ids"]) == target, 5.0, 0.0)) for f in batch]
 
-    monkeypatch.setattr(predictor, "_logits", logits)
+    monkeypatch.setattr(model.head, "forward", forward)
+    model.head.use_cache = False
     context = "the river " * 120 + "and the queen"  # 'queen' lies far beyond the first 128-token window
-    answers = predictor([["Who rules the colony?", context]], lambda *_: None, progress=False)
-    assert len(seen) > 2 and predictor.max_length == 128
+    answers = model.head.run(task, [["Who rules the colony?", context]])
+    assert len(seen) > 2 and task.max_length == 128 and sorted(f.window for f in seen) == list(range(len(seen)))
     assert answers == [{"text": "queen", "score": 10.0}]
+
+
+def test_results_record_what_decided_the_predictions(sets):
+    """The token budget changes speed, not predictions: results.json keeps it apart from what decided them."""
+    result = evaluate(sets["mrpc"], [str(tiny_model("cls-mrpc"))], ["glue-mrpc-en-keyboard"], token_budget=64,
+                      progress=False, plots=False)
+    record = result.to_dict()["models"][0]
+    assert record["speed_only"] == {"token_budget": 64, "max_batch": 512}
+    assert "64" not in json.dumps(record["decided_by"]) and "device" not in record["decided_by"]
+    assert record["decided_by"]["model"] == {"model": "cls-mrpc", "revision": record["revision"]}
+    assert record["decided_by"]["max_length"] == 128 and record["decided_by"]["task"] == "probabilities"
+
+
+def test_a_missing_model_fails_before_any_data_is_read(tmp_path):
+    """Offline, a Hub model that is not cached is a one-line error in seconds, not after a dataset load."""
+    script = ("import noisecraft.harness as h\n"
+              "try:\n    h.evaluate('no-such-folder', ['org/no-such-model'])\n"
+              "except Exception as e:\n    print(type(e).__name__, e)\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "HF_HUB_OFFLINE": "1"})
+    assert "ConfigError" in done.stdout and "org/no-such-model" in done.stdout, done.stdout + done.stderr
+    assert "no-such-folder" not in done.stdout  # the model was checked first
 
 
 def test_hub_dataset_at_a_revision(sets, monkeypatch):
@@ -275,12 +299,14 @@ def test_cli_builds_evaluates_two_models_and_writes_the_report(tmp_path):
                         "--no-progress", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert "cls-unnamed  glue-mrpc-en-swap" in result.stdout and "report: report/README.md" in result.stdout
+    assert "models compared on the same rows:" in result.stdout and "noisy: first - second [95% CI]" in result.stdout
     report = tmp_path / "report"
     record = json.loads((report / "results.json").read_text(encoding="utf-8"))
     assert len(record["results"]) == 4 and record["settings"]["bootstrap_resamples"] == 200
     readme = (report / "README.md").read_text(encoding="utf-8")
     for text in ("## Classification", "| model | clean | glue-mrpc-en-keyboard | glue-mrpc-en-swap |", "attack success",
-                 "## By number of edits", "## By language", "![clean_vs_noisy.png](plots/clean_vs_noisy.png)",
+                 "## By number of edits", "## By language", "## Models compared",
+                 "![clean_vs_noisy.png](plots/clean_vs_noisy.png)",
                  "cls-unnamed on glue-mrpc-en-keyboard, glue-mrpc-en-swap: given: LABEL_0→not_equivalent"):
         assert text in readme, text
     for model in ("cls-mrpc", "cls-unnamed"):

@@ -12,11 +12,11 @@ from noisecraft.harness.breakdowns import CER_BUCKETS, EDIT_BUCKETS, by_buckets
 from noisecraft.harness.challenge_set import ConfigData
 from noisecraft.harness.classification_metrics import attack_success_rate, entropy, expected_calibration_error
 from noisecraft.harness.entity_metrics import entities, entity_counts, precision_recall_f1
-from noisecraft.harness.label_mapping import class_mapping, parse_label_map, tag_mapping
 from noisecraft.harness.paired_stats import f1_of, mcnemar_exact, mean_of, paired_bootstrap
 from noisecraft.harness.scoring import StatsSettings, score_classification, score_tokens
 from noisecraft.harness.squad_metric import answer_tokens, exact_match, f1
 from noisecraft.harness.tasks import CLASSIFICATION, TOKENS, TaskSpec
+from noisecraft.runtime.labels import class_mapping, parse_label_map, tag_mapping
 
 # --- extractive QA --------------------------------------------------------------------------------
 

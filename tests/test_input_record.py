@@ -58,8 +58,11 @@ class SpyVictim:
         self.inputs.extend(inputs)
         return self.victim.probabilities(inputs)
 
-    def identity(self):
-        return self.victim.identity()
+    def provenance(self):
+        return self.victim.provenance()
+
+    def label_mapping(self, dataset_labels):
+        return self.victim.label_mapping(dataset_labels)
 
 
 def test_a_chain_ending_in_grammar_attack_keeps_labels_pair_context_and_status_columns(attack_params, tmp_path,

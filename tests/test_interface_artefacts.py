@@ -115,7 +115,7 @@ def test_replace_entity_with_a_tagger_is_batched_cached_and_recorded():
     for text, noised in zip(CORPUS_EN, results):
         assert apply_edits(text, noised.edits) == noised.text
         assert all(e.replacement in ("[PER]", "[ORG]", "[LOC]") for e in noised.edits) and len(noised.edits) <= 1
-    assert model.provenance()["entities"]["model"] == "ner-tagger"
+    assert model.provenance()["entities"]["model"]["model"] == "ner-tagger"
     assert "/" not in model.params_json
 
 
@@ -142,3 +142,27 @@ def test_artefacts_on_real_xquad_questions(tmp_path):
         edits = [Edit(**{k: e[k] for k in Edit._fields}) for e in row["noise_edits"]]
         assert apply_edits(row["original_question"], edits) == row["question"]
         assert not row["question"].endswith("?")
+
+
+@pytest.mark.parametrize(("text", "lang", "expected"), [
+    ("When did Beyoncé start becoming popular?", "en", "when did Beyoncé start becoming popular?"),
+    ("¿Dónde se celebró la Super Bowl 50?", "es", "¿dónde se celebró la Super Bowl 50?"),  # the first letter
+    ('"Doctor Who" aired when?', "en", '"doctor Who" aired when?'),
+    ("Πότε ξεκίνησε;", "el", "πότε ξεκίνησε;"),
+    ("I think so?", "en", "I think so?"),  # "I" and words with another capital keep their case
+    ("NFL teams won?", "en", "NFL teams won?"),
+    ("iPhone sales rose when?", "en", "iPhone sales rose when?"),
+    ("黑豹队的防守丢了多少分？", "zh", "黑豹队的防守丢了多少分？"),  # no case to change
+])
+def test_lowercase_start_lowers_the_first_letter_as_a_recogniser_writes(text, lang, expected):
+    assert noisy("lowercase-start", text, lang=lang) == expected
+
+
+def test_lowercase_start_records_one_edit_honours_protection_and_rate():
+    [noised] = create("lowercase-start")(["What is it?"])
+    assert noised.edits == (Edit(0, 1, "W", "w", "lowercase-start"),)
+    assert noisy("lowercase-start", "Who wrote Hamlet?", protected=[(0, 3)]) == "Who wrote Hamlet?"
+    half = create("lowercase-start", rate=0.5)(["What is it?"] * 400, seed=1, ids=[str(i) for i in range(400)])
+    lowered = sum(n.text.startswith("w") for n in half)
+    assert 160 < lowered < 240  # each text drawn on its own
+    assert create("lowercase-start", rate=0.0)(["What is it?"])[0].text == "What is it?"

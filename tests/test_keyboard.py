@@ -320,3 +320,36 @@ def test_v2_noiseqa_matches_the_published_noiseqa_statistics():
         scores.add(text, noised.text)
     figures = scores.exact_scores()
     assert abs(figures["cer"] - 4.11) < 0.3 and abs(figures["wer"] - 23.93) < 1.5, figures
+
+
+SPACES = st.sampled_from([" ", "  ", "\t", "\u00a0", " \n", "\u3000"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(TEXTS.filter(lambda t: t.strip() != ""), SPACES), min_size=1, max_size=8),
+       st.integers(min_value=0, max_value=2**32), st.sampled_from([0.25, 0.9]), st.sampled_from(["en", "vi", "de"]),
+       st.booleans())
+def test_v2_token_fast_path_is_the_per_word_loop(pieces, seed, rate, lang, protect):
+    # keyboard@2 NoiseQA's own token loop must give exactly what the shared per-word loop gives (same draws).
+    from noisecraft.noise_models.keyboard import typo_each_token
+    from noisecraft.noise_models.per_word import noise_each_word
+    from noisecraft.seeding import example_rngs
+
+    text = "".join(word + space for word, space in pieces)
+    texts = [text, text.strip(), " ".join(text.split())]
+    protected = [[(1, 4)] if protect else [] for _ in texts]
+    model = _v2(lang, rate=rate)
+    runtime = model.runtime()
+
+    def typo(word, rng):
+        sites = runtime.sites_of(word)
+        if not sites:
+            return None
+        i, j, candidates = sites[rng.below(len(sites))]
+        return i, j, rng.choice(candidates)
+
+    ids = ["a", "b", "c"]
+    fast = typo_each_token(texts, example_rngs(seed, "k", "d", ids, "f"), protected, rate, runtime)
+    loop = noise_each_word(texts, example_rngs(seed, "k", "d", ids, "f"), protected, rate, typo, "keyboard",
+                           lang=lang, unit="whitespace")
+    assert fast == loop

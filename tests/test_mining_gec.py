@@ -10,9 +10,11 @@ import datasets
 import pytest
 
 from noisecraft.errors import InputError
-from noisecraft.grammar.error_types import EMPTY, ERROR_TYPES
+from noisecraft.grammar.confusions import load_confusions
+from noisecraft.grammar.error_types import EMPTY, ERROR_TYPES, REFERENCE_SETS
 from noisecraft.mining.gec import MinimalPair, error_type, gec_dictionary, mine_gec, minimal_pair
 from noisecraft.mining.gec_m2 import read_m2, tag_set
+from noisecraft.mining.output import write_dictionary
 from noisecraft.noise_dictionary import read_dictionary_rows
 
 from conftest import REPO_ROOT, corpus
@@ -68,6 +70,9 @@ def test_tags_map_onto_the_eight_types(tag, expected_set, expected_type):
     ("Vform", [], "be", "a word inserted or deleted (only substitutions make this type)"),
     ("Worder", ["always", "is"], "is always", MinimalPair("Worder", "is always", "always is", "swap")),
     ("Worder", ["a", "b", "c"], "c b a", "not two swapped words"),
+    ("Worder", ["a", "b", "c"], "c a b", "not two swapped words"),  # a permutation is not a swap of two words
+    ("Worder", ["b", "a", "c"], "a c b", "not two swapped words"),
+    ("Worder", ["Is", "always"], "is always", "case or spacing only"),
 ])
 def test_minimal_pairs(kind, written, correction, expected):
     assert minimal_pair(kind, written, correction) == expected
@@ -83,6 +88,9 @@ def test_sample_mines_types_and_confusions_with_annotators_merged():
     assert stats["minimal_by_type"] == {"ArtOrDet": 7, "Prep": 2, "Trans": 2, "Nn": 2, "SVA": 3, "Vform": 2, "Wchoice": 3,
                                         "Worder": 2}
     assert stats["not_minimal"] == {"Vform: more than one word on a side": 1}  # "have seen" -> "saw"
+    # ... which still counts towards the type distribution (a row of its own), never towards w_ij
+    assert by_pair["Vform", "saw", "have seen"]["operation"] == "type-only"
+    assert stats["distribution_by_type"] == {**stats["minimal_by_type"], "Vform": 3}
     assert stats["outside_types"] == 3  # Mec, M:PUNCT, UNK
     the = [r for r in rows if r["correct"] == "the"]
     assert sum(r["probability"] for r in the) == pytest.approx(1.0)
@@ -157,14 +165,15 @@ def test_cli_writes_a_loadable_dictionary_with_a_card(tmp_path):
     out = tmp_path / "gec"
     result = noisecraft("mine", "gec", str(SAMPLE), "--out", str(out))
     assert result.returncode == 0, result.stderr
-    assert "21 pairs" in result.stdout and "type distribution (minimal edits): ArtOrDet 30.4%" in result.stdout
+    assert "22 pairs" in result.stdout
+    assert "type distribution (every edit but case or spacing): ArtOrDet 29.2%" in result.stdout
     loaded = datasets.load_dataset(str(out), "gec-en", split="train")
-    assert loaded.num_rows == 21
+    assert loaded.num_rows == 22
     assert {"error_type", "operation", "tags", "count", "probability"} <= set(loaded.column_names)
     assert set(loaded["error_type"]) == set(ERROR_TYPES)
-    assert len(read_dictionary_rows(str(out)).rows) == 21  # the noise models' loader reads it
+    assert len(read_dictionary_rows(str(out)).rows) == 22  # the noise models' loader reads it
     card = (out / "README.md").read_text(encoding="utf-8")
-    for needed in ("#### Error-type distribution and tag mapping", "| ArtOrDet | 7 | 30.4% | 7 | ArtOrDet | M/R/U:DET |",
+    for needed in ("#### Error-type distribution and tag mapping", "| ArtOrDet | 7 | 0 | 29.2% | 7 | ArtOrDet | M/R/U:DET |",
                    "#### Confusion weights of the closed-class types", "| the | 4 | a 0.50, ∅ 0.50 |",
                    "license: other", "noisecraft mine gec learner_sample.m2 --lang en --out OUT", "yin-etal-2020-robustness",
                    "BEA-2019 W&I+LOCNESS", "CoNLL-2013/2014"):
@@ -182,12 +191,20 @@ def test_cli_reports_a_bad_file_in_one_line(tmp_path):
 # --- real corpora --------------------------------------------------------------------------------
 
 
-def test_conll2014_gives_the_papers_types_and_article_confusions():
+def test_conll2014_gives_the_papers_types_and_article_confusions(tmp_path):
     mined = gec_dictionary([corpus("gec/conll14st-test-data/noalt/official-2014.combined.m2")])
     assert mined.stats["sentences"] == 1312 and mined.stats["skipped lines"] == "none"
-    distribution = dict(part.rsplit(" ", 1) for part in mined.stats["type distribution (minimal edits)"].split(", "))
-    assert distribution == {"ArtOrDet": "21.2%", "Prep": "19.0%", "Trans": "2.2%", "Nn": "14.8%", "SVA": "9.0%",
-                            "Vform": "11.2%", "Wchoice": "21.6%", "Worder": "1.0%"}
+    key = "type distribution (every edit but case or spacing)"
+    distribution = dict(part.rsplit(" ", 1) for part in mined.stats[key].split(", "))
+    # the shares of the file's edits: Trans and Worder (mostly phrases) are no longer at half their share
+    assert distribution == {"ArtOrDet": "19.6%", "Prep": "16.1%", "Trans": "5.2%", "Nn": "10.8%", "SVA": "6.5%",
+                            "Vform": "13.4%", "Wchoice": "25.1%", "Worder": "3.5%"}
+    write_dictionary(tmp_path / "gec", mined)
+    confusions = load_confusions(str(tmp_path / "gec"), every_edit=True)  # grammar@2
+    assert confusions.type_weights["Trans"] == 160 and confusions.type_weights["Worder"] == 108
+    before = load_confusions(str(tmp_path / "gec"))  # grammar@1 and grammar-attack@1: minimal edits, as before
+    assert before.type_weights["Trans"] == 48 and before.type_weights["Worder"] == 22
+    assert set(confusions.rows["Trans"]) <= REFERENCE_SETS["Trans"]  # w_ij from minimal edits only
     rows = {(r["error_type"], r["correct"], r["noisy"]): r["count"] for r in mined.rows}
     # learners most often add "the" where no article belongs and drop "a" where one does
     assert rows["ArtOrDet", EMPTY, "the"] > rows["ArtOrDet", EMPTY, "a"] > 0

@@ -93,7 +93,7 @@ def local_sets(path: Path, dictionaries: dict[str, Path]) -> list[str]:
     sets = []
     for g, group in enumerate(table["configs"]):
         for n, entry in enumerate(group["noise"]):
-            if isinstance(entry, dict) and entry.get("name") == "reduplication":
+            if isinstance(entry, dict) and str(entry.get("name")).partition("@")[0] == "reduplication":
                 sets.append(f"configs.{g}.noise.{n}.dictionary={dictionaries['reduplication']}")
             elif isinstance(entry, dict) and "dictionary" in entry:
                 [lang] = group["langs"]  # the text form does not fill {lang}: one language a group
@@ -108,13 +108,15 @@ def local_sets(path: Path, dictionaries: dict[str, Path]) -> list[str]:
                          f"configs.{g}.noise.{n}.tagger=nltk"]
             else:
                 assert "dictionary" not in str(entry), f"{path.name}: write dictionaries as noise tables"
-            if isinstance(entry, dict) and entry.get("name") in TINY_MODELS:
-                sets += [f"configs.{g}.noise.{n}.{key}={resolve_tiny(value)}"
-                         for key, value in TINY_MODELS[entry["name"]].items()]
-                if entry.get("tts") == "gtts":  # the Google accent (a domain) is no espeak voice; slower than the grid
-                    sets += [f"configs.{g}.noise.{n}.voice=en-us", f"configs.{g}.noise.{n}.rate=140"]
-                if f"configs.{g}.data_file={SLICE}" not in sets:
-                    sets.append(f"configs.{g}.data_file={SLICE}")
+            steps = ([(f"configs.{g}.noise.{n}.chain.{k}", step) for k, step in enumerate(entry["chain"])]
+                     if isinstance(entry, dict) and "chain" in entry else [(f"configs.{g}.noise.{n}", entry)])
+            for where, step in steps:
+                if isinstance(step, dict) and step.get("name") in TINY_MODELS:
+                    sets += [f"{where}.{key}={resolve_tiny(value)}" for key, value in TINY_MODELS[step["name"]].items()]
+                    if step.get("tts") == "gtts":  # the Google accent (a domain) is no espeak voice; slower than the grid
+                        sets += [f"{where}.voice=en-us", f"{where}.rate=140"]
+                    if f"configs.{g}.data_file={SLICE}" not in sets:
+                        sets.append(f"configs.{g}.data_file={SLICE}")
     return sets
 
 

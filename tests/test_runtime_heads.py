@@ -3,16 +3,25 @@ models, checked against direct computations with torch; fingerprint rules; batch
 
 from __future__ import annotations
 
+import importlib.util
+from typing import Any
+
 import numpy as np
 import pytest
 
+from noisecraft.runtime import postprocess
+from noisecraft.runtime.heads import Embeddings, Head, Importance, Probabilities, load_head
 from tests.tiny_models import ONE_WORD, tiny_model
 
-torch = pytest.importorskip("torch")
-transformers = pytest.importorskip("transformers")
+from conftest import OnFirstUse
 
-from noisecraft.runtime import postprocess  # noqa: E402
-from noisecraft.runtime.heads import Embeddings, Head, Importance, Probabilities, load_head  # noqa: E402
+# checked and imported without paying torch's import (seconds) when the suite is only collected
+pytestmark = pytest.mark.skipif(any(importlib.util.find_spec(m) is None for m in ("torch", "transformers")),
+                                reason="torch and transformers are not installed")
+
+
+torch: Any = OnFirstUse("torch")
+transformers: Any = OnFirstUse("transformers")
 
 PAIRS = [("the river flows", "a city of rivers"), ("who wrote the novel", "what is the capital"),
          ("how many people", "live in the city")]
@@ -136,7 +145,7 @@ def test_batches_are_formed_by_length_then_content_never_position():
         forward = head.forward
         tokenizer = head.tokenizer
 
-        def spy(task, batch, forward=forward, batches=batches):
+        def spy(task, batch, forward=forward, batches=batches, tokenizer=tokenizer):
             batches.append(sorted(tokenizer.decode(f.ids["input_ids"], skip_special_tokens=True) for f in batch))
             return forward(task, batch)
 

@@ -3,7 +3,7 @@
 from hypothesis import given
 from hypothesis import strategies as st
 
-from noisecraft.seeding import ExampleRng, derive_seed, example_rng, params_digest
+from noisecraft.seeding import ExampleRng, derive_seed, example_rng, example_rngs, params_digest
 
 
 def test_derive_seed_is_a_fixed_function_of_its_inputs():
@@ -51,3 +51,20 @@ def test_shuffle_is_a_permutation(seed, items):
     shuffled = list(items)
     ExampleRng(seed).shuffle(shuffled)
     assert sorted(shuffled) == sorted(items)
+
+
+@given(st.integers(min_value=0, max_value=2**64), st.lists(st.text(), max_size=5), st.text())
+def test_batch_derivation_gives_each_examples_own_stream(seed, example_ids, field):
+    # example_rngs hashes the shared prefix once; it must equal one example_rng per id, draw for draw.
+    batch = example_rngs(seed, "keyboard@2", "d", example_ids, field)
+    for example_id, rng in zip(example_ids, batch, strict=True):
+        single = example_rng(seed, "keyboard@2", "d", example_id, field)
+        assert [rng.random() for _ in range(3)] == [single.random() for _ in range(3)]
+
+
+def test_lazy_generator_draws_pythons_mersenne_twister_stream():
+    import random
+
+    for seed in (0, 7, 2**64 + 3, derive_seed(0, "keyboard@2", "d", "q", "question")):
+        rng, reference = ExampleRng(seed), random.Random(seed)
+        assert [rng.random() for _ in range(1000)] == [reference.random() for _ in range(1000)]  # past one twist

@@ -15,6 +15,7 @@ from pathlib import Path
 import datasets
 import pytest
 
+from noisecraft.iob import is_valid_bio
 from noisecraft.labels import entity_strings
 from noisecraft.noise_models.registry import create
 from noisecraft.noising import NoiseJob, check_text_fields
@@ -44,12 +45,7 @@ def test_every_registered_adapter_has_a_shipped_sample():
 
 
 def _valid_bio(tags: list[str]) -> bool:
-    previous = "O"
-    for tag in tags:
-        if tag.startswith("I-") and previous[2:] != tag[2:]:
-            return False
-        previous = tag
-    return all(t == "O" or t[:2] in ("B-", "I-") for t in tags)
+    return is_valid_bio(tags) and all(t == "O" or t[:2] in ("B-", "I-") for t in tags)
 
 
 @pytest.mark.parametrize("name", sorted(SAMPLES))

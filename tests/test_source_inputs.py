@@ -32,12 +32,13 @@ from noisecraft import hub
 from noisecraft.errors import ConfigError, InputError
 from noisecraft.pipeline import ConfigRequest, build_config
 from noisecraft.repo import DatasetRepo
-from noisecraft.sources.base import text_lines, tsv_rows
+from noisecraft.sources.base import tsv_rows
 from noisecraft.sources.glue import TASKS, parse_glue_tsv
 from noisecraft.sources.registry import ADAPTERS, demo_file, load_source
 from noisecraft.sources.squad import parse_squad_json
 from noisecraft.sources.wikiann import parse_rahimi
 from noisecraft.sources.xnli import parse_xnli_tsv
+from noisecraft.text_files import text_lines
 
 from conftest import corpus
 
@@ -503,7 +504,7 @@ def test_offline_setting_means_no_probe_and_a_fast_clear_error(no_probe, monkeyp
     with pytest.raises(ConfigError) as exc:
         load_source("glue/mrpc", "en")
     assert one_line(exc).startswith("the Hugging Face Hub cannot be reached (offline?) and nyu-mll/glue (mrpc) split "
-                                    "'validation' cannot be loaded from the local datasets cache: pass --data-file")
+                                    "'validation' cannot be loaded from the local datasets cache: pass data_file= / --data-file")
 
 
 def test_unreachable_hub_loads_in_offline_mode_and_fails_fast(monkeypatch, online_settings):
@@ -541,7 +542,7 @@ def test_unreachable_hub_still_serves_the_local_datasets_cache(tmp_path, monkeyp
     data = load_source("glue/mrpc", "en")
     assert [r["sentence1"] for r in data.rows] == ["A b."] and data.commit is None
     with pytest.raises(ConfigError, match=r"cannot be reached .* nyu-mll/glue \(qnli\) split 'validation' cannot be "
-                                          r"loaded from the local datasets cache: pass --data-file"):
+                                          r"loaded from the local datasets cache: pass data_file= / --data-file"):
         load_source("glue/qnli", "en")
 
 
@@ -614,6 +615,6 @@ def test_cli_without_offline_setting_fails_fast_when_the_hub_is_unreachable(tmp_
     assert result.returncode != 0 and not (tmp_path / "out").exists()
     [message] = result.stderr.strip().splitlines()
     assert message.startswith("noisecraft: error: the Hugging Face Hub cannot be reached (offline?) and nyu-mll/glue (mrpc) "
-                              "split 'validation' cannot be loaded from the local datasets cache: pass --data-file with a "
-                              "local copy in the original release format")
+                              "split 'validation' cannot be loaded from the local datasets cache: pass data_file= / --data-file "
+                              "with a local copy in the original release format")
     # no retries: the in-process tests above forbid sleeping; here the 120 s limit only guards against a hang

@@ -71,10 +71,11 @@ def test_audio_is_16k_and_survives_the_cache_format():
     assert len(resampled) == 16000 and abs(np.abs(np.fft.rfft(resampled)).argmax() - 440) <= 1
 
 
-def test_whisper_batched_equals_one_at_a_time_in_input_order():
+def test_whisper_batched_equals_one_at_a_time_in_input_order(tmp_path, monkeypatch):
     checkpoint = str(tiny_model("whisper-openai") / "model.pt")
     texts = ["Why?", *QUESTIONS, "Why?", QUESTIONS[1]]  # lengths out of order, and repeats
     batched = fresh(tts="espeak", asr="whisper", asr_model=checkpoint, batch_size=3).augment(texts)
+    monkeypatch.setenv("NOISECRAFT_CACHE", str(tmp_path / "other-cache"))  # the batch size is not in the cache key
     single = fresh(tts="espeak", asr="whisper", asr_model=checkpoint, batch_size=1).augment(texts)
     assert batched == single
     assert batched[0] == batched[5] and batched[2] == batched[6]
@@ -83,9 +84,10 @@ def test_whisper_batched_equals_one_at_a_time_in_input_order():
     assert again == batched[::-1]
 
 
-def test_transformers_whisper_batched_equals_one_at_a_time():
+def test_transformers_whisper_batched_equals_one_at_a_time(tmp_path, monkeypatch):
     folder = str(tiny_model("whisper-hf"))
     batched = fresh(tts="espeak", asr="hf-whisper", asr_model=folder, batch_size=4).augment(QUESTIONS)
+    monkeypatch.setenv("NOISECRAFT_CACHE", str(tmp_path / "other-cache"))  # the batch size is not in the cache key
     single = fresh(tts="espeak", asr="hf-whisper", asr_model=folder, batch_size=1).augment(QUESTIONS)
     assert batched == single and len(set(batched)) == len(QUESTIONS)
     provenance = fresh(tts="espeak", asr="hf-whisper", asr_model=folder).provenance()["asr"]
@@ -107,6 +109,32 @@ def test_caches_spare_synthesis_and_recognition(monkeypatch, domain_lm):
     # a second recogniser on the same voice reads the audio cache: nothing is synthesised again
     other = fresh(tts="espeak", asr="whisper", asr_model=str(tiny_model("whisper-openai") / "model.pt"))
     assert len(other.augment(QUESTIONS)) == len(QUESTIONS)
+
+
+def test_transcripts_are_cached_per_voice(monkeypatch, domain_lm):
+    """Another voice is other audio: its transcripts are computed, never read from the first voice's."""
+    recognised: list[int] = []
+    first = fresh(tts="espeak", voice="en-us", asr="pocketsphinx", lm=domain_lm)
+    recogniser = type(first.runtime().recogniser)
+    original = recogniser.recognise
+    monkeypatch.setattr(recogniser, "recognise", lambda self, clips: recognised.append(len(clips)) or original(self, clips))
+    first.augment(QUESTIONS)
+    assert sum(recognised) == len(QUESTIONS)
+    other_voice = fresh(tts="espeak", voice="en-gb", asr="pocketsphinx", lm=domain_lm)
+    assert other_voice.runtime().caches().transcripts.path != first.runtime().caches().transcripts.path
+    other_voice.augment(QUESTIONS)
+    assert sum(recognised) == 2 * len(QUESTIONS)
+    fresh(tts="espeak", voice="en-us", asr="pocketsphinx", lm=domain_lm).augment(QUESTIONS)
+    assert sum(recognised) == 2 * len(QUESTIONS)  # the first voice again: from its cache
+
+
+def test_the_device_and_batch_size_do_not_key_the_transcript_cache():
+    folder = str(tiny_model("whisper-hf"))
+    runtimes = [fresh(tts="espeak", asr="hf-whisper", asr_model=folder, batch_size=n).runtime() for n in (1, 4)]
+    assert runtimes[0].caches().transcripts.path == runtimes[1].caches().transcripts.path
+    fingerprint = runtimes[0].recogniser.fingerprint()
+    assert "device" not in fingerprint and "batch_size" not in json.dumps(fingerprint)
+    assert runtimes[0].recogniser.provenance() == {**fingerprint, "device": "cpu"}
 
 
 def test_prepare_computes_everything_before_apply(monkeypatch, domain_lm):

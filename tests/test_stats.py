@@ -180,3 +180,32 @@ def test_a_likely_distance_never_changes_the_result(likely):
     exact.add(ref, hyp)
     hinted.add(ref, hyp, likely)
     assert hinted.to_dict() == exact.to_dict()
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("aZ09  .,-&;<>/'\n\t\u00a0{}~[]`!@(+):?é")) | st.characters(), max_size=40))
+def test_the_fast_13a_tokenizer_is_sacrebleus(line):
+    from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
+
+    from noisecraft.stats import _bleu_tokenizer
+
+    tokenize = _bleu_tokenizer()
+    assert not isinstance(tokenize, Tokenizer13a)  # the fast path is the one in use with this sacrebleu
+    for text in (line, f"{line}&quot;<skipped>-\n{line}&amp;&lt;&gt;"):
+        assert tokenize(text) == Tokenizer13a()(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["a", "b", "c", "the", "."]), max_size=12),
+       st.lists(st.sampled_from(["a", "b", "c", "the", ".", "x"]), max_size=12))
+def test_bleu_matches_are_sacrebleus_clipped_ngram_counts(ref, hyp):
+    from sacrebleu.metrics.helpers import extract_all_word_ngrams
+
+    from noisecraft.stats import bleu_matches
+
+    ref_ngrams, ref_len = extract_all_word_ngrams(" ".join(ref), 1, 4)
+    hyp_ngrams, hyp_len = extract_all_word_ngrams(" ".join(hyp), 1, 4)
+    expected = [0, 0, 0, 0]
+    for gram in hyp_ngrams.keys() & ref_ngrams.keys():
+        expected[len(gram) - 1] += min(hyp_ngrams[gram], ref_ngrams[gram])
+    assert bleu_matches(" ".join(ref), " ".join(hyp)) == (ref_len, hyp_len, expected)

@@ -366,7 +366,7 @@ def _cls_one_word(folder: Path) -> None:
         bert.pooler.dense.weight[0, 0] = 1.0
         model.classifier.weight[0, 0], model.classifier.weight[1, 0] = -3.0, 3.0
         model.classifier.bias[1] = -0.5
-    model.save_pretrained(folder)
+    save_pretrained(model, folder)
     tokenizer.save_pretrained(folder)
 
 

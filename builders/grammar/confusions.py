@@ -10,7 +10,9 @@ file), so the dictionary checks apply. From it:
   the row total is how likely i is to be the word that goes wrong.
 
 Open-class rows (Nn, SVA, Vform, Wchoice, Worder) count towards the distribution only: those errors are
-made by inflection, WordNet and word order, on any word where the type applies.
+made by inflection, WordNet and word order, on any word where the type applies; so do rows of operation
+``type-only`` (edits that are not minimal: phrases, words outside the reference sets; mined since the type
+mix counts every edit of a type), for ``grammar@2`` only: older versions read a table as before.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from noisecraft.errors import ConfigError, InputError
-from noisecraft.grammar.error_types import CLOSED_CLASS, ERROR_TYPES, REFERENCE_SETS
+from noisecraft.grammar.error_types import CLOSED_CLASS, ERROR_TYPES, REFERENCE_SETS, TYPE_ONLY
 from noisecraft.noise_dictionary import read_dictionary_rows
 
 
@@ -51,8 +53,11 @@ class GrammarConfusions:
         return self.rows.get(error_type, {}).get(correct)
 
 
-def load_confusions(spec: str, config: str | None = None, types: tuple[str, ...] = ERROR_TYPES) -> GrammarConfusions:
-    """Load a confusion table and keep the error types in ``types``."""
+def load_confusions(spec: str, config: str | None = None, types: tuple[str, ...] = ERROR_TYPES,
+                    every_edit: bool = False) -> GrammarConfusions:
+    """Load a confusion table and keep the error types in ``types``; with ``every_edit`` the ``type-only`` rows
+    count towards the type distribution (``grammar@2``), else they are left out and the table reads as one mined
+    before they existed (``grammar@1``, ``grammar-attack@1``: their outputs do not change)."""
     if not spec:
         raise ConfigError("the grammar noise needs confusions=: a folder made by `noisecraft mine gec`, a Hub dataset "
                           "repo id (org/name) or a parquet file with an error_type column")
@@ -68,11 +73,11 @@ def load_confusions(spec: str, config: str | None = None, types: tuple[str, ...]
             raise InputError(path, f"unknown error_type {kind!r}; expected one of {', '.join(ERROR_TYPES)}", where)
         if row.get("lang", "en") != "en":
             continue
-        if kind not in types:
+        if kind not in types or (row.get("operation") == TYPE_ONLY and not every_edit):
             continue
         count = float(row["count"])
         weights[kind] += count
-        if kind in CLOSED_CLASS:
+        if kind in CLOSED_CLASS and row.get("operation") != TYPE_ONLY:  # w_ij from minimal edits only
             correct, noisy = row["correct"].lower(), row["noisy"].lower()
             if not {correct, noisy} <= REFERENCE_SETS[kind]:
                 raise InputError(path, f"{kind} pair {correct!r} -> {noisy!r} is outside the type's reference set", where)

@@ -22,6 +22,8 @@ TYPE_DESCRIPTIONS = {
 }
 #: The types whose errors are drawn from mined confusion weights w_ij (``∅`` = no word).
 CLOSED_CLASS = ("ArtOrDet", "Prep", "Trans")
+#: The ``operation`` of a mined row that counts towards the type distribution only (an edit that is not minimal).
+TYPE_ONLY = "type-only"
 #: The empty word: a ``correct`` of ``∅`` is an insertion error, a ``noisy`` of ``∅`` a deletion.
 EMPTY = "∅"
 

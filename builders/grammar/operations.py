@@ -15,7 +15,11 @@ Where a type applies (Penn Treebank tags):
   of a sentence that does not start with a linking word (Trans). A site's weight is its row's total, so
   the likelier a word is to go wrong, the likelier it is picked (as in the authors' code).
 * Nn: nouns (NN <-> NNS); SVA: present-tense verbs (VBZ <-> VBP); Vform: verbs, another of their
-  present, past, progressive or perfect forms (all via lemminflect, for words its lexicon knows);
+  present, past, progressive or perfect forms (all via lemminflect, for words its lexicon knows). With
+  ``precise_vform`` (``grammar@2``) Vform also needs the word to be the form its tag names of a verb
+  lemminflect knows (``record`` tagged VBD is not ``recorded``), never takes a capitalised word inside the
+  sentence (``Bill`` tagged as a verb), and leaves agreement-only changes (``plays`` <-> ``play``,
+  ``was`` <-> ``were``) to SVA;
   Wchoice: nouns, verbs, adjectives and adverbs, one of their first 10 single-word WordNet synonyms
   (uniform), inflected like the word; Worder: an adverb swapped with an adjacent adjective, participle
   or modal.
@@ -132,6 +136,30 @@ def verb_forms(word: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(f for f in (_inflect(lemma, t) for t in VERB_FORMS) if f and f != lower))
 
 
+#: Tags whose forms differ from each other by agreement only: a change among them is SVA, not Vform.
+AGREEMENT_CLASSES = (frozenset({"VB", "VBP", "VBZ"}), frozenset({"VBD"}))
+
+
+@cache
+def _inflections(lemma: str) -> dict[str, tuple[str, ...]]:
+    from lemminflect import getAllInflections
+
+    return dict(getAllInflections(lemma, upos="VERB"))
+
+
+def precise_verb_forms(word: str, tag: str) -> tuple[str, ...]:
+    """Like :func:`verb_forms`, for a word that is the ``tag`` form of a verb lemminflect knows (else none), and
+    without the forms that differ from it by agreement only (those are SVA errors)."""
+    lower = word.lower()
+    lemma = _lemma(lower, "VERB")
+    inflections = _inflections(lemma)
+    if lower not in inflections.get(tag, ()) and not (tag == "VB" and lower == lemma):
+        return ()
+    same_class = next((c for c in AGREEMENT_CLASSES if tag in c and tag != "VB"), frozenset())
+    agreement = {form for t in same_class for form in inflections.get(t, ())}
+    return tuple(f for f in verb_forms(word) if f not in agreement)
+
+
 def synonyms(wordnet: Any, word: str, tag: str) -> tuple[str, ...]:
     """Up to :data:`SYNONYMS` single-word WordNet synonyms of ``word`` (in WordNet's order), inflected like it."""
     return _synonyms(wordnet, word.lower(), tag)
@@ -230,6 +258,8 @@ class SiteFinder:
     types: tuple[str, ...]
     wordnet: Callable[[], Any]
     keep_tokens: bool = False
+    #: ``grammar@2``'s Vform guards (see the module docstring); off for ``grammar@1`` and ``grammar-attack@1``.
+    precise_vform: bool = False
 
     def sites(self, text: str, words: Sequence[Word], protected: Sequence[Span] = ()) -> dict[str, list[Site]]:
         """Every site of every wanted type, in word order; options that touch ``protected`` are left out."""
@@ -280,6 +310,8 @@ class SiteFinder:
         for i, word in enumerate(build.words):
             if not word.text.isalpha() or len(word.text) < 2:
                 continue
+            if self.precise_vform and kind == "Vform" and word.text[:1].isupper() and not _capitalised_first(build.words, i):
+                continue  # a capitalised word inside the sentence is a name (``Bill``), whatever its tag
             forms = self._forms(kind, word)
             if forms:
                 sites.append(Site(kind, frozenset({i}), 1.0,
@@ -294,7 +326,9 @@ class SiteFinder:
         if kind == "SVA":
             return agreement_forms(word.text, tag) if tag in ("VBZ", "VBP") and known(lower, "VERB") else ()
         if kind == "Vform":
-            return verb_forms(word.text) if tag in VERBS and known(lower, "VERB") else ()
+            if tag not in VERBS or not known(lower, "VERB"):
+                return ()
+            return precise_verb_forms(word.text, tag) if self.precise_vform else verb_forms(word.text)
         if tag in (NOUN, PLURAL) or tag in VERBS or tag in ADJECTIVES or tag in ADVERBS:
             return synonyms(self.wordnet(), word.text, tag)
         return ()

@@ -29,7 +29,7 @@ from noisecraft.edits import Noised, Span, compose, remap_span
 from noisecraft.errors import ConfigError, InputError
 from noisecraft.noise_models.record import Join, NoiseInput, PairText, check_seed, text_problem
 from noisecraft.params import ParamSpec, file_digest, schema
-from noisecraft.seeding import ExampleRng, example_rng, params_digest
+from noisecraft.seeding import ExampleRng, example_rngs, params_digest
 
 __all__ = ["Capabilities", "NoiseInput", "NoiseModel", "PairText", "run_steps", "prepare_steps", "step_rngs"]
 
@@ -210,6 +210,11 @@ class NoiseModel:
         revisions, decode settings, device and precision, library versions. Override (model-based)."""
         return {}
 
+    def for_labels(self, names: Sequence[str]) -> NoiseModel:
+        """This model for a dataset whose class label ``i`` is named ``names[i]`` (builds call it when the label
+        column has names): a model whose output depends on labels checks they fit. Others are unchanged."""
+        return self
+
     def join(self) -> Join | None:
         """The source-level join this model reads (``NoiseInput.joined``), if any; override. The source layer
         resolves it (:mod:`noisecraft.sources.join`): a model never loads another source itself."""
@@ -269,7 +274,7 @@ def step_rngs(model: NoiseModel, seed: int, ids: Sequence[str], field: str, step
     a chain draw from their own (``field#stepN``)."""
     noise_id, digest = model.noise_id, model.digest()
     key = field if step == 0 else f"{field}#step{step}"
-    return [example_rng(seed, noise_id, digest, example_id, key) for example_id in ids]
+    return example_rngs(seed, noise_id, digest, ids, key)
 
 
 def run_steps(model: NoiseModel, texts: Sequence[Any], seed: int, ids: Sequence[str], field: str,

@@ -18,8 +18,8 @@ build's batches.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 from noisecraft.edits import Noised
@@ -87,6 +87,10 @@ class NoiseChain(NoiseModel):
 
     def steps(self) -> tuple[NoiseModel, ...]:
         return self.models
+
+    def for_labels(self, names: Sequence[str]) -> NoiseModel:
+        """The chain with every step given the dataset's class names (an attack step checks its victim)."""
+        return replace(self, models=tuple(m.for_labels(names) for m in self.models))
 
     def provenance(self) -> dict[str, Any]:
         steps = [m.provenance() for m in self.models]

@@ -8,31 +8,22 @@
   content digest. A text the file does not hold is reported, never guessed.
 * **Tagger** (:class:`EntityTagger`): a transformers token-classification checkpoint (id + revision,
   or a saved folder; e.g. a multilingual PER/ORG/LOC model for the XQuAD languages) run through the
-  shared model runtime: batched, cached by model revision and text. Its labels are mapped to
+  runtime's head: batched by tokens, cached by the head's fingerprint and the text, sub-tokens grouped
+  as the ``simple`` aggregation of transformers' pipeline groups them. Its labels are mapped to
   PER/ORG/LOC (PERSON -> PER, GPE -> LOC); other types (MISC, DATE, ...) are not entities here.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from noisecraft.errors import ConfigError, InputError
-from noisecraft.runtime import (
-    ModelRef,
-    Placement,
-    ResultCache,
-    cached_map,
-    library_versions,
-    load_pretrained,
-    pick_placement,
-    resolve_model,
-    run_batched,
-)
-from noisecraft.runtime.batching import stable_key
-from noisecraft.runtime.cache import CurrentCache
+from noisecraft.errors import ConfigError
+from noisecraft.iob import entity_runs
+from noisecraft.runtime import ModelRef, Placement, pick_placement, resolve_model
+from noisecraft.runtime.heads import Entities, Head
+from noisecraft.sources.wikiann import tagged_sentences
 
 ENTITY_TYPES = ("LOC", "ORG", "PER")
 #: A named entity: character offsets in its text and its type.
@@ -47,56 +38,19 @@ def entity_type(label: str) -> str | None:
     return _TYPE_NAMES.get(name.upper())
 
 
-def _sentences(path: Path) -> Iterator[tuple[int, list[tuple[str, str]]]]:
-    """(first line number, [(token, tag), ...]) of each sentence of a WikiANN or CoNLL file."""
-    sentence: list[tuple[str, str]] = []
-    first = 0
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read the entity tags: {exc}") from exc
-    for number, line in enumerate(lines, 1):
-        if not line.strip() or line.startswith("-DOCSTART-"):
-            if sentence:
-                yield first, sentence
-            sentence = []
-            continue
-        if "\t" in line:  # WikiANN: lang:token<TAB>tag
-            token, _, tag = line.rpartition("\t")
-            token = token.split(":", 1)[1] if ":" in token[:4] else token
-        else:  # CoNLL: token POS chunk tag
-            parts = line.split()
-            if len(parts) < 2:
-                raise InputError(path, "expected 'token<TAB>tag' (WikiANN) or 'token ... tag' (CoNLL)", f"line {number}")
-            token, tag = parts[0], parts[-1]
-        if not sentence:
-            first = number
-        sentence.append((token, tag.strip()))
-    if sentence:
-        yield first, sentence
-
-
 def sentence_entities(tokens: Sequence[str], tags: Sequence[str]) -> list[Entity]:
-    """Character spans (in the space-joined tokens) and types of the PER/ORG/LOC entities; a tag ``I-X`` that
-    does not continue an ``X`` entity starts one (IOB1, as CoNLL-2003 writes it)."""
-    entities: list[Entity] = []
-    offset = 0
-    current: list[Any] | None = None
-    for token, tag in zip(tokens, tags):
+    """Character spans (in the space-joined tokens) and types of the PER/ORG/LOC entities (IOB1 or IOB2, read by
+    :func:`noisecraft.iob.entity_runs` once each tag's type is mapped: other types are outside an entity)."""
+    mapped = []
+    for tag in tags:
         kind = entity_type(tag) if tag != "O" else None
-        continues = current is not None and kind == current[2] and tag.startswith("I-")
-        if current is not None and not continues:
-            entities.append(tuple(current))  # type: ignore[arg-type]
-            current = None
-        if kind is not None:
-            if current is None:
-                current = [offset, offset + len(token), kind]
-            else:
-                current[1] = offset + len(token)
+        mapped.append("O" if kind is None else f"I-{kind}" if tag.startswith("I-") else f"B-{kind}")
+    starts = []
+    offset = 0
+    for token in tokens:
+        starts.append(offset)
         offset += len(token) + 1
-    if current is not None:
-        entities.append(tuple(current))  # type: ignore[arg-type]
-    return entities
+    return [(starts[first], starts[last] + len(tokens[last]), kind) for kind, first, last in entity_runs(mapped)]
 
 
 class TaggedSentences:
@@ -105,9 +59,9 @@ class TaggedSentences:
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self.by_text: dict[str, list[Entity]] = {}
-        for _, sentence in _sentences(self.path):
-            tokens = [token for token, _ in sentence]
-            self.by_text.setdefault(" ".join(tokens), sentence_entities(tokens, [tag for _, tag in sentence]))
+        for sentence in tagged_sentences(self.path):
+            tokens = [token for _, token, _ in sentence]
+            self.by_text.setdefault(" ".join(tokens), sentence_entities(tokens, [tag for _, _, tag in sentence]))
         if not self.by_text:
             raise ConfigError(f"{self.path}: no tagged sentence in the entity tags file")
 
@@ -116,53 +70,32 @@ class TaggedSentences:
         return [self.by_text.get(text) for text in texts]
 
 
-@dataclass
 class EntityTagger:
-    """A transformers token-classification model, batched and cached through :mod:`noisecraft.runtime`."""
+    """A transformers token-classification model run through the runtime's head (:class:`Entities`): batched by
+    tokens, cached by the head's fingerprint and the text."""
 
-    ref: ModelRef
-    placement: Placement
-    batch_size: int = 32
-    _pipeline: Any = field(default=None, repr=False)
-
-    def __post_init__(self) -> None:
-        self._cache = CurrentCache("entity-tags", self.identity)
+    def __init__(self, ref: ModelRef, placement: Placement) -> None:
+        self.head = Head(ref, placement)
+        self._task = Entities()
 
     @classmethod
     def resolve(cls, model: str, revision: str | None, device: str, dtype: str) -> EntityTagger:
         return cls(resolve_model(model, revision), pick_placement(device, dtype, extra="speech"))
 
-    def cache(self) -> ResultCache:
-        """The cache under the current cache root (read on every use)."""
-        return self._cache.get()
+    @property
+    def ref(self) -> ModelRef:
+        return self.head.ref
 
-    def identity(self) -> dict[str, Any]:
-        return {"tagger": "transformers token-classification", **self.ref.fingerprint(), "aggregation": "simple",
-                "device": self.placement.kind, "dtype": self.placement.dtype,
-                "libraries": library_versions("torch", "transformers")}
+    def fingerprint(self) -> dict[str, Any]:
+        """What decides the entities (the cache key)."""
+        return self.head.fingerprint(self._task)
 
-    def _tagger(self) -> Callable[[list[str]], Any]:
-        if self._pipeline is None:
-            from transformers import AutoModelForTokenClassification, AutoTokenizer, pipeline
-
-            tokenizer = load_pretrained(AutoTokenizer, self.ref)
-            model = load_pretrained(AutoModelForTokenClassification, self.ref, self.placement)
-            self._pipeline = pipeline("token-classification", model=model, tokenizer=tokenizer,
-                                      aggregation_strategy="simple", device=model.device)
-        return self._pipeline
+    def provenance(self) -> dict[str, Any]:
+        """The fingerprint plus the device, as the card records it."""
+        return self.head.provenance(self._task)
 
     def entities(self, texts: Sequence[str], progress: bool = False) -> list[list[Entity]]:
         """The PER/ORG/LOC entities of each text (computed once per distinct text, then cached)."""
-
-        def tag(batch: list[str]) -> list[list[list[Any]]]:
-            found = self._tagger()(batch, batch_size=len(batch))
-            return [[[g["start"], g["end"], kind] for g in groups if (kind := entity_type(g["entity_group"]))]
-                    for groups in found]
-
-        def compute(missing: list[str], store: Callable[[list[Any], Sequence[Any]], None]) -> list[Any]:
-            return run_batched(missing, [len(t) for t in missing], tag, token_budget=self.batch_size * 512,
-                               max_batch=self.batch_size, keys=[stable_key(t) for t in missing], desc="entities",
-                               unit="text", progress=progress,
-                               on_batch=lambda indices, out: store([missing[i] for i in indices], out))
-
-        return [[(start, end, kind) for start, end, kind in found] for found in cached_map(self.cache(), list(texts), compute)]
+        self.head.progress = progress
+        found = self.head.run(self._task, list(texts), desc="entities")
+        return [[(start, end, kind) for start, end, label in spans if (kind := entity_type(label))] for spans in found]

@@ -1,12 +1,16 @@
 """``grammar``: learner grammar errors injected at random (Yin et al., 2020, the probabilistic transformation).
 
-Per text, ``ceil(rate x words)`` errors are attempted (the paper's budget is 15 % of the words; words are
-the tagger's tokens, punctuation included, which on GLUE's pre-tokenised text are its whitespace tokens,
-as the paper counts them). Each attempt draws an error type from the mined type distribution, then a
-free site of that type (closed-class sites by how often their word goes wrong, others uniformly), then
-the error by its weight (see :mod:`noisecraft.grammar.operations`). As in the authors' code, an attempt
-whose type has no free site in the text makes no error, and a word is changed at most once; the card's
-achieved edit rate says how many errors were made.
+Per text, ``ceil(rate x words)`` errors are attempted (the paper's budget is 15 % of the words). ``grammar@2``
+counts words as the paper's code does, as the text's whitespace tokens (:func:`whitespace_tokens_modified`
+measures the paper's "words modified" in the same unit, per row, in ``noise_tokens_modified``), and guards
+Vform (see :mod:`noisecraft.grammar.operations`); ``grammar@1`` counted the tagger's tokens (punctuation
+split off, so raw text such as MRPC got more errors than the paper's) and stays buildable as it was.
+Each attempt draws an error type from the mined type distribution, then a free site of that type
+(closed-class sites by how often their word goes wrong, others uniformly), then the error by its weight
+(see :mod:`noisecraft.grammar.operations`). As in the authors' code, an attempt whose type has no free site
+in the text makes no error, and a word is changed at most once; the card's achieved edit rate says how
+many errors were made. ``grammar@2`` draws the site among all the sites of the type, and an attempt on a
+word already changed makes no error.
 
 Edits are recorded as character spans of the kind of their error type (``ArtOrDet``, ..., ``Worder``; a
 swap is two edits, one per word, as it changes two words). Protected spans (answers, entity tokens with
@@ -16,6 +20,7 @@ token-tag field keeps one tag per token (NER, as in the paper, with entities pro
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -35,6 +40,7 @@ from noisecraft.params import param
 from noisecraft.seeding import ExampleRng
 
 ALL_TYPES = "all"
+_TOKEN = re.compile(r"\S+")
 
 
 def parse_types(text: str) -> tuple[str, ...]:
@@ -64,19 +70,36 @@ class GrammarRuntime:
         return load_wordnet(self._nltk_data)
 
 
+def whitespace_tokens_modified(text: str, edits: Sequence[Edit]) -> tuple[int, int]:
+    """``(tokens an edit touches, tokens)`` over the whitespace tokens of ``text``: the paper's unit of "words
+    modified" (an inserted word is attached to the word it precedes, so every edit touches a token; an empty
+    edit touches the token it is at)."""
+    spans = [match.span() for match in _TOKEN.finditer(text)]
+    touched = {k for edit in edits for k, (start, end) in enumerate(spans)
+               if (start < edit.end and edit.start < end) or (edit.start == edit.end and start <= edit.start <= end)}
+    return len(touched), len(spans)
+
+
 def sample_errors(sites: Mapping[str, Sequence[Site]], type_weights: Mapping[str, float], attempts: int,
-                  rng: ExampleRng) -> list[Edit]:
-    """Up to ``attempts`` errors, each: a type by its weight, a free site of that type by weight (none free: the
-    attempt makes no error, as in the authors' code), an option by weight."""
+                  rng: ExampleRng, among_all_sites: bool = False) -> list[Edit]:
+    """Up to ``attempts`` errors, each: a type by its weight, a site of that type by weight, an option by weight.
+
+    ``grammar@1`` draws the site among the *free* sites of the type (none free: the attempt makes no error);
+    ``grammar@2`` (``among_all_sites``) draws it among all the type's sites, and an attempt that lands on a word
+    already changed makes no error, so a sentence with few places for its budget gets fewer errors (measured
+    against the paper: see ``benchmarks/grammar_fidelity.py``).
+    """
     kinds = [kind for kind in ERROR_TYPES if type_weights.get(kind)]
     used: set[int] = set()
     edits: list[Edit] = []
     for _ in range(attempts):
         kind = kinds[rng.weighted([type_weights[k] for k in kinds])]
-        free = [s for s in sites.get(kind, ()) if not s.words & used]
-        if not free:
+        candidates = list(sites.get(kind, ())) if among_all_sites else [s for s in sites.get(kind, ()) if not s.words & used]
+        if not candidates:
             continue
-        site = free[rng.weighted([s.weight for s in free])]
+        site = candidates[rng.weighted([s.weight for s in candidates])]
+        if site.words & used:
+            continue
         option: Option = site.options[rng.weighted([o.weight for o in site.options])]
         used |= site.words
         edits.extend(option.edits)
@@ -99,23 +122,26 @@ class GrammarNoiseBase(NoiseModel):
     lang: str = param("en", "language of the text (the error types and vocabularies are English)", choices=("en",))
 
     citation: ClassVar[str] = YIN2020_CITATION
+    #: Whether every mined edit of a type counts towards the type distribution (``type-only`` rows), or only the
+    #: minimal ones (the versions made before those rows were mined: their outputs stay as they were).
+    counts_every_edit: ClassVar[bool] = False
 
     def check(self) -> None:
         parse_types(self.types)
         object.__setattr__(self, "tagger", resolve_tagger_name(self.tagger))
 
     def load(self) -> GrammarRuntime:
-        return GrammarRuntime(load_confusions(self.confusions, self.confusions_config, parse_types(self.types)),
-                              self.tagger, self.nltk_data)
+        return GrammarRuntime(load_confusions(self.confusions, self.confusions_config, parse_types(self.types),
+                                              self.counts_every_edit), self.tagger, self.nltk_data)
 
     @property
     def _runtime(self) -> GrammarRuntime:
         return self.runtime()
 
-    def finder(self, keep_tokens: bool = False) -> SiteFinder:
+    def finder(self, keep_tokens: bool = False, precise_vform: bool = False) -> SiteFinder:
         """Where the error types apply (see :mod:`noisecraft.grammar.operations`)."""
         runtime = self._runtime
-        return SiteFinder(runtime.confusions, parse_types(self.types), runtime.wordnet, keep_tokens)
+        return SiteFinder(runtime.confusions, parse_types(self.types), runtime.wordnet, keep_tokens, precise_vform)
 
     def seed_params(self) -> dict[str, object]:
         """Besides the parameters: the confusions' content and the tagger's weights decide the output."""
@@ -181,4 +207,45 @@ class GrammarErrors(GrammarNoiseBase):
             sites = finder.sites(text, words, protected[index] if protected else ())
             edits = sample_errors(sites, runtime.confusions.type_weights, edit_count(self.rate, len(words)), rngs[index])
             results.append(noised_from_edits(text, edits))
+        return results
+
+
+@dataclass(frozen=True)
+class GrammarErrorsV2(GrammarErrors):
+    """``grammar@2``: the paper's budget unit (whitespace tokens), the type mix of every mined edit, guarded
+    verb-form errors, a site drawn among all the type's sites (one on a word already changed makes no error), and
+    per row the share of whitespace tokens modified (the paper's statistic)."""
+
+    rate: float = param(0.15, "share of the words given an error: ceil(rate x whitespace tokens) attempts per text "
+                              "(Yin et al.: 0.15)", min=0.0, max=1.0)
+
+    version: ClassVar[int] = 2
+    counts_every_edit: ClassVar[bool] = True
+    row_columns: ClassVar[Mapping[str, str]] = {"tokens_modified": "float64"}
+
+    def describe(self) -> str:
+        return (super().describe().replace(f"ceil({self.rate} x words)", f"ceil({self.rate} x whitespace tokens)")
+                + " A place is drawn among all the places of the type, and one whose word was already changed makes "
+                "no error. Verb-form errors only on words that are the form their tag names of a known verb, never on "
+                "a capitalised word inside the sentence, and never a change of agreement alone (that is SVA).")
+
+    def summary(self, stats: Mapping[str, Any]) -> str:
+        share = stats.get("columns", {}).get("tokens_modified", {})
+        if not share.get("rows"):
+            return ""
+        return (f"Words modified, as Yin et al. (2020) count them (whitespace tokens an error touches over the "
+                f"sentence's whitespace tokens, averaged over rows): {100 * share['sum'] / share['rows']:.2f} %.")
+
+    def apply(self, batch: NoiseInput) -> list[Noised]:
+        texts, rngs, protected = batch.texts, batch.rngs, batch.protected
+        runtime = self._runtime
+        finder = self.finder(self.keep_tokens, precise_vform=True)
+        results = []
+        for index, (text, words) in enumerate(zip(texts, runtime.tagger.tag(texts))):
+            sites = finder.sites(text, words, protected[index] if protected else ())
+            edits = sample_errors(sites, runtime.confusions.type_weights, edit_count(self.rate, len(text.split())),
+                                  rngs[index], among_all_sites=True)
+            noised = noised_from_edits(text, edits)
+            modified, tokens = whitespace_tokens_modified(text, noised.edits)
+            results.append(noised._replace(columns={"tokens_modified": modified / tokens if tokens else 0.0}))
         return results

@@ -29,8 +29,9 @@ scores differ only past that precision (ties are broken by a fixed order).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+import dataclasses
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from functools import cached_property, partial
 from typing import Any, ClassVar
 
@@ -55,6 +56,7 @@ from noisecraft.noise_models.base import Capabilities, NoiseInput
 from noisecraft.noise_models.grammar import GrammarNoiseBase, GrammarRuntime
 from noisecraft.params import param
 from noisecraft.runtime.device import DTYPES
+from noisecraft.runtime.labels import LabelMapping
 from noisecraft.seeding import ExampleRng
 
 
@@ -93,6 +95,8 @@ class GrammarAttack(GrammarNoiseBase):
                                "or float16; recorded in the card", choices=DTYPES, init_only=True)
     token_budget: int = param(32768, "padded tokens per victim batch (lower it if the GPU runs out of memory)", min=1,
                               init_only=True)
+    #: The dataset's class names, by label index (set by :meth:`for_labels`; not a parameter).
+    _label_names: tuple[str, ...] = field(default=(), repr=False, compare=False)
 
     name: ClassVar[str] = "grammar-attack"
     version: ClassVar[int] = 1
@@ -112,24 +116,39 @@ class GrammarAttack(GrammarNoiseBase):
                          self.token_budget)
         return AttackRuntime(super().load().confusions, self.tagger, self.nltk_data, loader)
 
+    def for_labels(self, names: Sequence[str]) -> GrammarAttack:
+        """This attack on a dataset whose class label ``i`` is named ``names[i]``: the victim's labels are matched
+        to them by name (by position only when the victim names none, ``LABEL_0``...), and a victim that does not
+        fit (an MRPC model on SST-2, 2 labels on 3-label MNLI) is refused now, before any row."""
+        attack = dataclasses.replace(self, _label_names=tuple(names))
+        try:
+            attack.label_mapping()
+        except ConfigError as exc:
+            raise ConfigError(f"{self.noise_id} victim={self.victim}: {exc}") from exc
+        return attack
+
+    def label_mapping(self) -> LabelMapping | None:
+        """The victim's labels onto the dataset's (``None``: no names known, labels are the victim's own)."""
+        return self._attack_runtime.victim.label_mapping(self._label_names) if self._label_names else None
+
     @property
     def _attack_runtime(self) -> AttackRuntime:
         return self.runtime()  # type: ignore[no-any-return]
 
     def seed_params(self) -> dict[str, object]:
         """The victim enters by its resolved identity (commit, or a folder's digest), not by its name."""
-        victim = self._attack_runtime.victim.identity()
+        victim = self._attack_runtime.victim.provenance()
         return {**super().seed_params(), "victim": victim.get("model"), "victim_dtype": victim.get("dtype")}
 
     def provenance(self) -> dict[str, Any]:
-        return {**super().provenance(), "victim": self._attack_runtime.victim.identity()}
+        return {**super().provenance(), "victim": self._attack_runtime.victim.provenance()}
 
     def describe(self) -> str:
         method = {"greedy": "greedy search (words ranked by how much deleting them lowers the victim's confidence in "
                             "the label, then at each word the error that lowers it most)",
                   "beam": f"beam search (width {self.beam_width}) over the words ranked by importance",
                   "genetic": f"a genetic search (population {self.population}, {self.generations} generations)"}
-        victim = self._attack_runtime.victim.identity()
+        victim = self._attack_runtime.victim.provenance()
         return (f"Worst-case learner grammar errors as in Yin et al. (2020): against the classifier "
                 f"`{victim.get('model', {}).get('model')}` (revision `{victim.get('model', {}).get('revision')}`), "
                 f"{method[self.search]} chooses among every error the eight types can make in the text (types mined from "
@@ -145,7 +164,7 @@ class GrammarAttack(GrammarNoiseBase):
         status = columns.get("attack_status", {})
         succeeded, failed, skipped = (status.get(s, 0) for s in ("succeeded", "failed", "skipped"))
         modified, queries = columns.get("attack_words_modified", {}), columns.get("attack_queries", {})
-        victim = self._attack_runtime.victim.identity().get("model", {})
+        victim = self._attack_runtime.victim.provenance().get("model", {})
         rate = f"{succeeded / (succeeded + failed):.1%}" if succeeded + failed else "n/a"
         words = f"{modified['sum'] / modified['rows']:.1%}" if modified.get("rows") else "n/a"
         per_row = f"{queries['sum'] / queries['rows']:.1f}" if queries.get("rows") else "n/a"
@@ -162,11 +181,16 @@ class GrammarAttack(GrammarNoiseBase):
         victim = runtime.victim
         inputs = _clean_inputs(batch)
         clean = victim.probabilities(inputs)
+        mapping = self.label_mapping()
+        to_dataset = list(mapping.targets) if mapping else None  # victim label -> dataset label (one to one)
+        to_victim = {t: m for m, t in enumerate(to_dataset)} if to_dataset else None
         finder = self.finder()
         problems: list[AttackProblem] = []
         for index, (text, words) in enumerate(zip(batch.texts, runtime.tagger.tag(list(batch.texts)))):
             sites = finder.sites(text, words, batch.spans(index))
             label = batch.label(index)
+            if label is not None and to_victim is not None:
+                label = to_victim[label]
             pair = batch.pairs[index] if batch.pairs is not None else None
             target = pair.target if pair is not None else 0
             problems.append(AttackProblem(text, inputs[index], target, [(w.start, w.end) for w in words],
@@ -178,7 +202,7 @@ class GrammarAttack(GrammarNoiseBase):
         results = []
         for index, problem in enumerate(problems):
             outcome, queries = outcomes.get(index, (Outcome("skipped", probabilities=clean[index]), 0))
-            results.append(self._noised(problem, outcome, queries + 1))
+            results.append(self._noised(problem, outcome, queries + 1, to_dataset))
         return results
 
     def _search(self, problem: AttackProblem, clean: list[float], rng: ExampleRng) -> Search:
@@ -189,12 +213,14 @@ class GrammarAttack(GrammarNoiseBase):
         return greedy(problem, clean)
 
     @staticmethod
-    def _noised(problem: AttackProblem, outcome: Outcome, queries: int) -> Noised:
+    def _noised(problem: AttackProblem, outcome: Outcome, queries: int, to_dataset: list[Any] | None) -> Noised:
         noised = noised_from_edits(problem.text, problem.edits(outcome.state))
         modified = round(len(problem.used(outcome.state)) / max(len(problem.spans), 1), 4)
+        label, predicted = problem.label, prediction(outcome.probabilities)  # the victim's label indices
         columns = {"attack_status": outcome.status, "attack_queries": queries,
                    "attack_words_modified": modified if outcome.status == "succeeded" else None,
-                   "attack_label": problem.label, "attack_prediction": prediction(outcome.probabilities)}
+                   "attack_label": to_dataset[label] if to_dataset else label,
+                   "attack_prediction": to_dataset[predicted] if to_dataset else predicted}
         return noised._replace(columns=columns)
 
 

@@ -10,6 +10,9 @@ with recorded edits (exact character spans; everything else byte-identical) and 
 * ``drop-function-words`` / ``drop-content-words``: each function word (closed class, from the
   language's shipped list ``builders/wordlists/<lang>.txt``) or each other word, with probability ``rate``
   (1: all of them, as NoiseQA does);
+* ``lowercase-start``: the first letter of the text lower-cased (a recogniser does not capitalise a
+  sentence: 97 % of NoiseQA's ASR questions start lower-case), except ``I`` and words written in
+  capitals (``NFL``, ``iPhone``: case inside the word is the word's own);
 * ``replace-entity``: one named entity (PER/ORG/LOC, drawn at random among those present) becomes a
   placeholder; entities come from the source's tags or a named-entity tagger (:mod:`.entity_spans`).
 
@@ -208,6 +211,50 @@ class DropContentWords(_WordDropping):
     drops_function_words: ClassVar[bool] = False
 
 
+@dataclass(frozen=True)
+class LowercaseStart(NoiseModel):
+    """Lower-case the first letter of the text, as a speech recogniser writes a sentence."""
+
+    rate: float = param(1.0, "probability that a text's first letter is lower-cased (NoiseQA's ASR questions: 97 % "
+                             "start lower-case)", min=0.0, max=1.0)
+    lang: str = param("en", "language of the text (scripts without case are left as they are; set by the build)")
+
+    name: ClassVar[str] = "lowercase-start"
+    version: ClassVar[int] = 1
+    citation: ClassVar[str] = NOISEQA_CITATION
+    capabilities: ClassVar[Capabilities] = Capabilities()
+
+    def describe(self) -> str:
+        share = "The" if self.rate == 1 else f"With probability {self.rate}, the"
+        return (f"Speech-interface artefact (NoiseQA): {share} first letter of the text is lower-cased, as a recogniser "
+                "writes a sentence (97 % of NoiseQA's ASR questions start lower-case); `I` and words with another "
+                "capital (`NFL`, `iPhone`) keep their case, and so does a name (no tagger is used).")
+
+    def apply(self, batch: NoiseInput) -> list[Noised]:
+        texts, rngs, protected = batch.texts, batch.rngs, batch.protected
+        results = []
+        for index, (text, rng) in enumerate(zip(texts, rngs)):
+            keep = protected[index] if protected else ()
+            draw = rng.random() < self.rate if self.rate < 1 else True
+            edit = _lower_first_letter(text) if draw else None
+            results.append(noised_from_edits(text, [edit] if edit and not overlaps(edit.start, edit.end, keep) else []))
+        return results
+
+
+def _lower_first_letter(text: str) -> Edit | None:
+    """The edit lower-casing the text's first letter, unless its word keeps its case (``I``, ``NFL``, ``iPhone``)."""
+    start = next((i for i, ch in enumerate(text) if ch.isalpha()), None)
+    if start is None or not text[start].isupper():
+        return None
+    end = start
+    while end < len(text) and (text[end].isalnum() or text[end] in "'’-"):
+        end += 1
+    word = text[start:end]
+    if word == "I" or word.startswith("I'") or any(ch.isupper() for ch in word[1:]):
+        return None
+    return Edit(start, start + 1, text[start], text[start].lower(), "lowercase-start")
+
+
 NOT_TAGGED = "replace-entity: the text is not a sentence of the entity tags file"
 
 
@@ -263,7 +310,7 @@ class ReplaceEntity(NoiseModel):
 
     def provenance(self) -> dict[str, Any]:
         runtime = self.runtime()
-        return {"entities": runtime.identity()} if isinstance(runtime, EntityTagger) else {}
+        return {"entities": runtime.provenance()} if isinstance(runtime, EntityTagger) else {}
 
     def prepare(self, batch: NoiseInput, progress: bool = True) -> None:
         runtime = self.runtime()

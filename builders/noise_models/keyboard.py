@@ -28,11 +28,14 @@ new version beside ``keyboard@1``:
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import accumulate, count
+from operator import add
 from typing import ClassVar
 
 from noisecraft.citations import NOISEQA_CITATION
-from noisecraft.edits import Noised
+from noisecraft.edits import Edit, Noised, Span
 from noisecraft.noise_models.base import NoiseInput, NoiseModel
 from noisecraft.noise_models.keyboard_layouts import (
     NeighbourTable,
@@ -44,7 +47,7 @@ from noisecraft.noise_models.keyboard_layouts import (
 from noisecraft.noise_models.per_word import noise_each_word
 from noisecraft.params import file_digest, param
 from noisecraft.seeding import ExampleRng
-from noisecraft.text_units import segmentation_note
+from noisecraft.text_units import SEGMENTED_LANGUAGES, non_space_pattern, segmentation_note
 
 MODES = ("noiseqa", "coles")
 RATE_HELP = "per-word probability of a typo"
@@ -234,6 +237,8 @@ class KeyboardTyposV2(NoiseModel):
         texts, rngs, protected = batch.texts, batch.rngs, batch.protected
         runtime: TypingRuntime = self.runtime()
         sites_of = runtime.sites_of
+        if self.mode == "noiseqa" and self.lang not in SEGMENTED_LANGUAGES:
+            return typo_each_token(texts, rngs, protected, self.rate, runtime)
 
         def typo(word: str, rng: ExampleRng) -> tuple[int, int, str] | None:
             sites = sites_of(word)
@@ -244,3 +249,52 @@ class KeyboardTyposV2(NoiseModel):
 
         unit = "whitespace" if self.mode == "noiseqa" else "word"
         return noise_each_word(texts, rngs, protected, self.rate, typo, "keyboard", lang=self.lang, unit=unit)
+
+
+#: The defaulted fields of a :class:`Noised` (failure, columns), for building one with ``tuple.__new__``.
+_NOISED_DEFAULTS = Noised("", ())[2:]
+
+
+def typo_each_token(texts: Sequence[str], rngs: Sequence[ExampleRng], protected: Sequence[Sequence[Span]] | None,
+                    rate: float, runtime: TypingRuntime) -> list[Noised]:
+    """keyboard@2's NoiseQA mode on whitespace tokens, for languages written with spaces: exactly
+    :func:`~noisecraft.noise_models.per_word.noise_each_word` with ``unit="whitespace"`` and the typo inlined
+    (the same draws in the same order), but the hot path of the default noise model, so made cheap: tokens
+    come from ``str.split`` (the same tokens as the ``\\S+`` pattern: both split on ``str.isspace``), their
+    offsets from C iterators (a single-spaced text) or the pattern (any other), and records are made with
+    ``tuple.__new__`` (a named tuple's own constructor is a Python function)."""
+    memo = runtime.sites
+    sites_of = runtime.sites_of
+    finditer = non_space_pattern().finditer
+    new = tuple.__new__
+    results: list[Noised] = []
+    for index, text in enumerate(texts):
+        tokens = text.split()
+        if len(text) == sum(map(len, tokens)) + len(tokens) - 1:  # single-spaced: offsets add up
+            starts: Iterable[int] = map(add, accumulate(map(len, tokens), initial=0), count())
+        else:
+            starts = [m.start() for m in finditer(text)]
+        spans = protected[index] if protected else ()
+        random = rngs[index].random if tokens else None
+        edits: list[Edit] = []
+        for token, start in zip(tokens, starts):
+            if random() >= rate:
+                continue
+            sites = memo.get(token)
+            if sites is None:
+                sites = sites_of(token)
+            if not sites or spans and any(start < e and s < start + len(token) for s, e in spans):
+                continue
+            i, j, candidates = sites[int(random() * len(sites))]
+            edits.append(new(Edit, (start + i, start + j, token[i:j], candidates[int(random() * len(candidates))],
+                                    "keyboard")))
+        if not edits:
+            results.append(new(Noised, (text, (), *_NOISED_DEFAULTS)))
+            continue
+        pieces, cursor = [], 0
+        for edit in edits:
+            pieces += (text[cursor : edit.start], edit.replacement)
+            cursor = edit.end
+        pieces.append(text[cursor:])
+        results.append(new(Noised, ("".join(pieces), tuple(edits), *_NOISED_DEFAULTS)))
+    return results

@@ -358,5 +358,5 @@ def layout_for_language(lang: str) -> KeyboardLayout:
     known = sorted({lang for layout in builtin_layouts().values() for lang in layout.languages})
     raise ConfigError(
         f"no keyboard layout for language {lang!r}; languages with a layout: {', '.join(known)} "
-        "(pass --layout NAME or a .toml file to use another)"
+        "(pass layout=NAME or a .toml file to use another)"
     )

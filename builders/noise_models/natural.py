@@ -59,6 +59,7 @@ from noisecraft.noise_models.base import NoiseInput, NoiseModel
 from noisecraft.noise_models.per_word import noise_each_word
 from noisecraft.params import param
 from noisecraft.seeding import ExampleRng
+from noisecraft.text_files import text_lines
 from noisecraft.text_units import SEGMENTED_LANGUAGES, segmentation_note, word_pattern, word_spans
 
 PLACEMENTS = ("all", "function", "content", "listed")
@@ -373,19 +374,16 @@ class WikiEditNoiseV2(WikiEditNoise):
 
 
 def _word_list(path: Path) -> frozenset[str]:
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read word list: {exc}") from exc
-    return frozenset(line.strip().lower() for line in lines if line.strip() and not line.startswith("#"))
+    return frozenset(line.strip().lower() for _, line in text_lines(path, what="word list")
+                     if line.strip() and not line.startswith("#"))
 
 
 def function_words(lang: str) -> frozenset[str]:
     """The closed-class words of a language shipped in ``builders/wordlists/<lang>.txt``."""
     path = Path(str(resources.files("noisecraft") / "wordlists" / f"{lang}.txt"))
     if not path.is_file():
-        raise ConfigError(f"no function-word list for {lang!r}: --where function/content needs "
-                          f"builders/wordlists/{lang}.txt (or use --where listed --word-list FILE)")
+        raise ConfigError(f"no function-word list for {lang!r}: where=function/content needs "
+                          f"builders/wordlists/{lang}.txt (or use where=listed, word_list=FILE)")
     return _word_list(path)
 
 
@@ -480,3 +478,40 @@ class ReduplicationNoise(_DictionaryNoise):
 
     def apply(self, batch: NoiseInput) -> list[Noised]:
         return noise_each_word(batch.texts, batch.rngs, batch.protected, self.rate, self._lengthen, "reduplication")
+
+
+#: Failure reason of ``reduplication@2`` with ``only_mined=true`` for a text that got no mined variant.
+NO_MINED_VARIANT = "reduplication: no word of this text got a mined variant"
+
+
+@dataclass(frozen=True)
+class ReduplicationNoiseV2(ReduplicationNoise):
+    """``reduplication@1`` plus ``only_mined``: lengthenings only as mined from tweets, as the CoLeS protocol keeps
+    them (a word without a mined variant is left alone, and a row that got no edit is dropped with a reason)."""
+
+    only_mined: bool = param(False, "only mined variants: words without one are left as they are and a row that got "
+                                    "no edit is dropped and counted (the CoLeS protocol); needs dictionary=")
+
+    version: ClassVar[int] = 2
+
+    def check(self) -> None:
+        if self.only_mined and not self.dictionary:
+            raise ConfigError(f"{self.noise_id}: only_mined=true needs the mined variants: give dictionary=")
+
+    def describe(self) -> str:
+        if not self.only_mined:
+            return super().describe()
+        return (f"Letter reduplication as mined from tweets (`{self.dictionary}`, {len(self._dictionary)} words): each "
+                f"word that has a mined variant gets one, drawn by its count, with probability {self.rate}; other words "
+                "are left as they are, and a row that got no edit is dropped and counted (the CoLeS protocol).")
+
+    def _lengthen(self, word: str, rng: ExampleRng) -> tuple[int, int, str] | None:
+        if self.only_mined and (not word.isalpha() or _lookup(self._dictionary, word) is None):
+            return None
+        return super()._lengthen(word, rng)
+
+    def apply(self, batch: NoiseInput) -> list[Noised]:
+        results = super().apply(batch)
+        if not self.only_mined:
+            return results
+        return [r if r.edits else Noised(r.text, (), failure=NO_MINED_VARIANT) for r in results]

@@ -7,64 +7,44 @@ model's declared parameters, so nothing is wired by hand per model. ``|`` chains
 
 from __future__ import annotations
 
+import importlib
 import re
 from collections.abc import Mapping
 from typing import Any
 
 from noisecraft.errors import ConfigError
 from noisecraft.noise_models.base import NoiseModel
+from noisecraft.noise_models.catalogue import LATEST, MODELS
 from noisecraft.noise_models.chain import NoiseChain
-from noisecraft.noise_models.destructive import (
-    CopySort,
-    CopySortV2,
-    ReverseWords,
-    ReverseWordsV2,
-    ShuffleWords,
-    ShuffleWordsV2,
-    SortWords,
-    SortWordsV2,
-)
-from noisecraft.noise_models.grammar import GrammarErrors
-from noisecraft.noise_models.grammar_attack import GrammarAttack
-from noisecraft.noise_models.interface_artefacts import (
-    DropContentWords,
-    DropFunctionWords,
-    DropPunctuation,
-    DropQuestionMark,
-    ReplaceEntity,
-)
-from noisecraft.noise_models.keyboard import KeyboardTypos, KeyboardTyposV2
-from noisecraft.noise_models.natural import MisspellingNoise, ReduplicationNoise, WikiEditNoise, WikiEditNoiseV2
-from noisecraft.noise_models.speech import SpeechInterfaceNoise
-from noisecraft.noise_models.translation import NaturalTranslation, RoundTripTranslation
-from noisecraft.noise_models.typos import SwapTypos, SwapTyposV2
 
-#: Every buildable ``(name, version)``: an old version stays here when a new one is added.
-VERSIONS: dict[tuple[str, int], type[NoiseModel]] = {
-    (model.name, model.version): model
-    for model in (KeyboardTypos, SwapTypos, WikiEditNoise, WikiEditNoiseV2, MisspellingNoise, ReduplicationNoise, SortWords,
-                  ReverseWords, ShuffleWords, CopySort,
-                  KeyboardTyposV2, SwapTyposV2, SortWordsV2, ReverseWordsV2, ShuffleWordsV2, CopySortV2,
-                  RoundTripTranslation, NaturalTranslation,
-                  SpeechInterfaceNoise, DropPunctuation, DropQuestionMark, DropFunctionWords, DropContentWords,
-                  ReplaceEntity, GrammarErrors, GrammarAttack)
-}
-#: The newest version of each model, by name.
-NOISE_MODELS: dict[str, type[NoiseModel]] = {name: VERSIONS[name, max(v for n, v in VERSIONS if n == name)]
-                                             for name, _ in sorted(VERSIONS)}
+
+def _load(name: str, version: int) -> type[NoiseModel]:
+    """The class of a registered ``(name, version)``, imported on first use."""
+    module, cls = MODELS[name, version]
+    return getattr(importlib.import_module(f"noisecraft.noise_models.{module}"), cls)
+
+
+def __getattr__(attribute: str) -> Any:
+    """``VERSIONS`` (every buildable ``(name, version)`` -> class) and ``NOISE_MODELS`` (name -> newest
+    class): computed on access, because they import every model (see :mod:`.catalogue`)."""
+    if attribute == "VERSIONS":
+        return {key: _load(*key) for key in sorted(MODELS)}
+    if attribute == "NOISE_MODELS":
+        return {name: _load(name, version) for name, version in LATEST.items()}
+    raise AttributeError(f"module {__name__!r} has no attribute {attribute!r}")
 
 
 def model_class(name: str) -> type[NoiseModel]:
     """The class of ``name`` or ``name@version`` (which must exist)."""
     base, _, version = name.strip().partition("@")
-    if base not in NOISE_MODELS:
-        raise ConfigError(f"unknown noise {name!r}; available: {', '.join(sorted(NOISE_MODELS))}")
+    if base not in LATEST:
+        raise ConfigError(f"unknown noise {name!r}; available: {', '.join(sorted(LATEST))}")
     if not version:
-        return NOISE_MODELS[base]
-    if not version.isdigit() or (base, int(version)) not in VERSIONS:
-        known = ", ".join(f"{base}@{v}" for n, v in sorted(VERSIONS) if n == base)
+        return _load(base, LATEST[base])
+    if not version.isdigit() or (base, int(version)) not in MODELS:
+        known = ", ".join(f"{base}@{v}" for n, v in sorted(MODELS) if n == base)
         raise ConfigError(f"{base}@{version} is not available; this noisecraft provides {known}")
-    return VERSIONS[base, int(version)]
+    return _load(base, int(version))
 
 
 def create(name: str, lang: str | None = None, **params: Any) -> NoiseModel:

@@ -16,7 +16,7 @@ texts (:func:`noisecraft.edits.align`).
 
 Builds call :meth:`SpeechInterfaceNoise.prepare` with every text of the split first: each distinct
 text is synthesised once (audio cached under the TTS settings), then recognised in length-sorted
-batches (transcripts cached under the recogniser's settings and the audio's namespace), so another
+batches (transcripts cached under the recogniser's settings and the audio's fingerprint), so another
 seed, another config with the same voice, or a re-run computes nothing twice, and a second recogniser
 never re-synthesises. :meth:`~SpeechInterfaceNoise.apply` reads the results back.
 """
@@ -47,7 +47,7 @@ from noisecraft.noise_models.speech_tts import (
     Synthesiser,
 )
 from noisecraft.params import param
-from noisecraft.runtime import ResultCache, cache_root, cached_map, run_batched
+from noisecraft.runtime import CurrentCache, ResultCache, cached_map, run_batched
 from noisecraft.runtime.batching import stable_key
 from noisecraft.runtime.device import DEVICES, DTYPES
 
@@ -74,15 +74,15 @@ class SpeechRuntime:
     def __init__(self, synthesiser: Synthesiser, recogniser: Recogniser) -> None:
         self.synthesiser = synthesiser
         self.recogniser = recogniser
-        self._caches: dict[Path, SpeechCaches] = {}
+        self._audio = CurrentCache("speech-audio", synthesiser.fingerprint)
+        # transcripts are keyed by the recogniser and by the audio cache they heard (its voice, rate, engine)
+        self._transcripts = CurrentCache("speech-transcripts",
+                                         lambda: {**recogniser.fingerprint(), "audio": self._audio.get().digest})
+        self._memo: dict[Path, dict[str, str]] = {}  # transcripts read in this process, per transcript cache
 
     def caches(self) -> SpeechCaches:
-        root = cache_root()
-        if root not in self._caches:
-            audio = ResultCache("speech-audio", self.synthesiser.identity(), root)
-            transcripts = ResultCache("speech-transcripts", {**self.recogniser.identity(), "audio": audio.digest}, root)
-            self._caches[root] = SpeechCaches(audio, transcripts)
-        return self._caches[root]
+        audio, transcripts = self._audio.get(), self._transcripts.get()
+        return SpeechCaches(audio, transcripts, self._memo.setdefault(transcripts.path, {}))
 
     def transcribe(self, texts: Sequence[str], progress: bool) -> list[str]:
         """The transcript of every text (whitespace-only texts are returned as they are: nothing is spoken)."""
@@ -200,8 +200,8 @@ class SpeechInterfaceNoise(NoiseModel):
         seeded = {**super().seed_params(), "voice": self.resolved_voice(), "rate": self.params()["rate"]}
         seeded.pop("asr_model_digest", None)
         if self.asr != "pocketsphinx":
-            identity = self.runtime().recogniser.identity()
-            seeded["asr_model"], seeded["asr_revision"] = identity["model"], identity["revision"]
+            fingerprint = self.runtime().recogniser.fingerprint()
+            seeded["asr_model"], seeded["asr_revision"] = fingerprint["model"], fingerprint["revision"]
         return seeded
 
     # --- runtime ---------------------------------------------------------------------------------------------------
@@ -246,7 +246,7 @@ class SpeechInterfaceNoise(NoiseModel):
     def provenance(self) -> dict[str, Any]:
         runtime: SpeechRuntime = self.runtime()
         caches = runtime.caches()
-        return {"tts": runtime.synthesiser.identity(), "asr": runtime.recogniser.identity(),
+        return {"tts": runtime.synthesiser.fingerprint(), "asr": runtime.recogniser.provenance(),
                 "caches": {"audio": caches.audio.digest, "transcripts": caches.transcripts.digest}}
 
     # --- noise -----------------------------------------------------------------------------------------------------

@@ -16,8 +16,9 @@ deterministic: greedy, temperature 0, no temperature fallback, no sampling.
   are then looked up in the bundled CMU dictionary, cut down to them (loading the full 134k-word
   dictionary with a text LM takes seconds, the cut-down one milliseconds).
 
-A recogniser says in :meth:`identity` everything that decides its transcripts (model and resolved
-revision, decode settings, device, precision, library versions): the transcript cache's namespace.
+A recogniser says in :meth:`fingerprint` everything that decides its transcripts (model and resolved
+revision, decode settings, precision, library versions; never the device or the batch size): the
+transcript cache's key. :meth:`provenance` adds the device, as the card records it.
 Models load on the first clip, never when a spec is made.
 """
 
@@ -37,6 +38,7 @@ from noisecraft.errors import ConfigError
 from noisecraft.extras import require
 from noisecraft.noise_models.speech_audio import SAMPLE_RATE, pcm_bytes
 from noisecraft.runtime import Placement, library_versions, load_pretrained, pick_placement, resolve_model
+from noisecraft.text_files import text_lines
 
 #: Samples in one Whisper window (30 s).
 WINDOW = 30 * SAMPLE_RATE
@@ -48,8 +50,11 @@ class Recogniser(Protocol):
 
     batch_size: int
 
-    def identity(self) -> dict[str, Any]:
-        """Everything that decides the transcripts: the transcript cache's namespace and the card's provenance."""
+    def fingerprint(self) -> dict[str, Any]:
+        """Everything that decides the transcripts: the transcript cache's key."""
+
+    def provenance(self) -> dict[str, Any]:
+        """The fingerprint plus the device (where there is one), as the card records it."""
 
     def recognise(self, clips: Sequence[Any]) -> list[str]:
         """One transcript per 16 kHz clip, in order."""
@@ -102,13 +107,15 @@ class OpenAIWhisperRecogniser:
             placement = Placement(placement.device, "float16")
         return cls(str(path) if path.is_file() else model, lang, batch_size, placement, revision)
 
-    def identity(self) -> dict[str, Any]:
+    def fingerprint(self) -> dict[str, Any]:
         name = Path(self.model).name if os.sep in self.model else self.model
         return {"engine": "openai-whisper", "model": name, "revision": self.revision, "lang": self.lang,
                 "decode": {"task": "transcribe", "temperature": 0.0, "beam_size": None, "fallback": False,
-                           "without_timestamps": True, "window_s": 30, "batch_size": self.batch_size},
-                "device": self.placement.kind, "dtype": self.placement.dtype,
-                "libraries": library_versions("torch", "openai-whisper")}
+                           "without_timestamps": True, "window_s": 30},
+                "dtype": self.placement.dtype, "libraries": library_versions("torch", "openai-whisper")}
+
+    def provenance(self) -> dict[str, Any]:
+        return {**self.fingerprint(), "device": self.placement.kind}
 
     def _model(self) -> Any:
         if self._loaded is None:
@@ -177,12 +184,13 @@ class TransformersWhisperRecogniser:
             raise ConfigError(f"Whisper checkpoint {ref.fingerprint()['model']!r} does not recognise {lang!r}")
         return cls(model, revision, lang, batch_size, _placement(device, dtype), ref)
 
-    def identity(self) -> dict[str, Any]:
+    def fingerprint(self) -> dict[str, Any]:
         return {"engine": "transformers-whisper", **self.ref.fingerprint(), "lang": self.lang,
-                "decode": {"task": "transcribe", "num_beams": 1, "do_sample": False, "window_s": 30,
-                           "batch_size": self.batch_size},
-                "device": self.placement.kind, "dtype": self.placement.dtype,
-                "libraries": library_versions("torch", "transformers")}
+                "decode": {"task": "transcribe", "num_beams": 1, "do_sample": False, "window_s": 30},
+                "dtype": self.placement.dtype, "libraries": library_versions("torch", "transformers")}
+
+    def provenance(self) -> dict[str, Any]:
+        return {**self.fingerprint(), "device": self.placement.kind}
 
     def _parts(self) -> tuple[Any, Any]:
         if self._loaded is None:
@@ -242,7 +250,10 @@ class PocketsphinxRecogniser:
             raise ConfigError(f"pocketsphinx language model {lm}: no such file")
         return cls(lm, _sha256(Path(lm)) if lm else None, lang)
 
-    def identity(self) -> dict[str, Any]:
+    def provenance(self) -> dict[str, Any]:
+        return self.fingerprint()  # runs on the CPU only
+
+    def fingerprint(self) -> dict[str, Any]:
         return {"engine": "pocketsphinx", "libraries": library_versions("pocketsphinx"), "acoustic_model": "en-us (bundled)",
                 "lm": self.lm_digest or "en-us.lm.bin (bundled)",
                 "dict": "cmudict-en-us (bundled)" + (", cut down to the LM's words" if self.lm else ""),
@@ -275,7 +286,7 @@ def arpa_words(path: str | Path) -> set[str]:
     """The unigrams of an ARPA language model (without ``<s>``/``</s>``)."""
     words: set[str] = set()
     inside = False
-    for line in Path(path).read_text(encoding="utf-8").splitlines():
+    for _, line in text_lines(Path(path), what="language model"):
         if line.startswith("\\"):
             inside = line.strip() == "\\1-grams:"
             continue
@@ -293,7 +304,7 @@ def _cut_dictionary(lm: str) -> Path:
 
     words = arpa_words(lm)
     bundled = Path(pocketsphinx.get_model_path()) / "en-us" / "cmudict-en-us.dict"
-    kept = [line for line in bundled.read_text(encoding="utf-8").splitlines()
+    kept = [line for _, line in text_lines(bundled, what="pronunciation dictionary")
             if line.split(" ", 1)[0].split("(", 1)[0] in words]
     if not kept:
         raise ConfigError(f"pocketsphinx language model {Path(lm).name}: none of its words is in the CMU dictionary "

@@ -18,7 +18,7 @@ from typing import Any
 
 #: The sample rate of every clip handed to a recogniser.
 SAMPLE_RATE = 16_000
-#: How resampling is done; part of the audio cache's namespace, so a change re-synthesises.
+#: How resampling is done; part of the audio cache's fingerprint, so a change re-synthesises.
 RESAMPLER = "fft-bandlimited-v1"
 
 

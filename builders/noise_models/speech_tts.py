@@ -10,8 +10,8 @@
   offline engine.
 
 Every engine returns 16 kHz mono float32 clips (:mod:`.speech_audio`) and says, in
-:meth:`identity`, everything that decides its audio; that dictionary is the audio cache's
-namespace, so a second recogniser or another seed never synthesises a text twice.
+:meth:`fingerprint`, everything that decides its audio; that dictionary is the audio cache's
+key, so a second recogniser or another seed never synthesises a text twice.
 """
 
 from __future__ import annotations
@@ -50,8 +50,8 @@ _TLD = re.compile(r"[a-z]{2,3}(\.[a-z]{2,3})?")
 class Synthesiser(Protocol):
     """A TTS engine with fixed settings."""
 
-    def identity(self) -> dict[str, Any]:
-        """Everything that decides the audio (engine, versions, voice, settings): the audio cache's namespace."""
+    def fingerprint(self) -> dict[str, Any]:
+        """Everything that decides the audio (engine, versions, voice, settings): the audio cache's key."""
 
     def synthesise(self, text: str) -> Any:
         """16 kHz mono float32 samples of ``text`` spoken."""
@@ -265,7 +265,7 @@ class EspeakSynthesiser:
         if self.variant is not None and self.variant not in library.variants():
             raise ConfigError(f"espeak-ng has no variant {self.variant!r}; variants: {', '.join(library.variants())}")
 
-    def identity(self) -> dict[str, Any]:
+    def fingerprint(self) -> dict[str, Any]:
         return {"engine": "espeak-ng", "libespeak-ng": espeak_library().version,
                 "libraries": library_versions("espeakng-loader"), "voice": self.voice, "variant": self.variant,
                 "rate": self.rate, "sample_rate": SAMPLE_RATE, "resampler": RESAMPLER}
@@ -302,7 +302,7 @@ class GoogleSynthesiser:
         if not _TLD.fullmatch(self.tld):
             raise ConfigError(f"gTTS accent {self.tld!r} is not a Google domain such as {', '.join(GTTS_ACCENTS)}")
 
-    def identity(self) -> dict[str, Any]:
+    def fingerprint(self) -> dict[str, Any]:
         return {"engine": "gtts", "libraries": library_versions("gTTS"), "lang": GTTS_LANGUAGES.get(self.lang, self.lang),
                 "tld": self.tld, "sample_rate": SAMPLE_RATE, "resampler": RESAMPLER}
 

@@ -54,12 +54,21 @@ def additive_place(canonical: Sequence[str], noisy: Sequence[str]) -> str:
     return "additive-infix" if queue else "additive-affix"
 
 
+def _overlap(canonical: Sequence[str], noisy: Sequence[str]) -> int:
+    """``|S ∩ S~|`` as multisets; plain sets when neither sequence repeats a subword (the common case)."""
+    s, t = set(canonical), set(noisy)
+    common = s & t
+    if not common or (len(s) == len(canonical) and len(t) == len(noisy)):
+        return len(common)
+    counts, other = Counter(canonical), Counter(noisy)
+    return sum(min(counts[piece], other[piece]) for piece in common)
+
+
 def corruption(canonical: Sequence[str], noisy: Sequence[str]) -> Corruption:
     """Type the segmentation of a noisy word against its canonical one."""
     if not canonical or not noisy:
         raise ValueError("a word segments into at least one subword")
-    s, t = Counter(canonical), Counter(noisy)
-    o = sum(min(count, t[piece]) for piece, count in s.items() if piece in t)
+    o = _overlap(canonical, noisy)
     m, a = len(canonical) - o, len(noisy) - o
     if o == 0:
         kind = "intact" if len(canonical) == 1 else "complete"

@@ -1,9 +1,9 @@
 """Content-addressed on-disk cache of model outputs.
 
-A cache is one SQLite file per *namespace*: everything besides the input that decides a model's
+A cache is one SQLite file per *fingerprint*: everything besides the input that decides a model's
 output (model ids and resolved revisions, decode settings, precision, library versions that change
-numerics). Entries are keyed by a digest of the input, so a new seed, another config of the same
-recipe, or a re-run after an interruption asks the model nothing it has answered before.
+numerics; never the device or the batch size). Entries are keyed by a digest of the input, so a new
+seed, another config of the same recipe, or a re-run after an interruption asks the model nothing it has answered before.
 
 SQLite gives the safety the build needs without a home-made format: each stored batch is one
 transaction (an interrupted run loses at most the batch in flight, never a half-written entry),
@@ -38,18 +38,18 @@ def input_key(value: Any) -> str:
 
 
 class ResultCache:
-    """Outputs of one namespace, stored as JSON values under input digests."""
+    """Outputs of one fingerprint, stored as JSON values under input digests."""
 
-    def __init__(self, kind: str, namespace: Mapping[str, Any], root: Path | None = None) -> None:
-        self.namespace = dict(namespace)
-        self.digest = hashlib.blake2b(canonical_json(self.namespace).encode("utf-8"), digest_size=12).hexdigest()
+    def __init__(self, kind: str, fingerprint: Mapping[str, Any], root: Path | None = None) -> None:
+        self.fingerprint = dict(fingerprint)
+        self.digest = hashlib.blake2b(canonical_json(self.fingerprint).encode("utf-8"), digest_size=12).hexdigest()
         folder = (root or cache_root()) / kind
         folder.mkdir(parents=True, exist_ok=True)
         self.path = folder / f"{self.digest}.sqlite"
         described = folder / f"{self.digest}.json"
         if not described.exists():  # what the opaque file name stands for (written atomically)
             tmp = described.with_suffix(f".json.{os.getpid()}.tmp")
-            tmp.write_text(json.dumps(self.namespace, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
+            tmp.write_text(json.dumps(self.fingerprint, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
             os.replace(tmp, described)
         self._db: sqlite3.Connection | None = None
 
@@ -94,17 +94,17 @@ class ResultCache:
 
 
 class CurrentCache:
-    """The :class:`ResultCache` of one namespace under the *current* :func:`cache_root`, read on every use (so
+    """The :class:`ResultCache` of one fingerprint under the *current* :func:`cache_root`, read on every use (so
     ``NOISECRAFT_CACHE`` set after a model is loaded still applies); one cache object per root, made once."""
 
-    def __init__(self, kind: str, namespace: Callable[[], Mapping[str, Any]]) -> None:
-        self.kind, self.namespace = kind, namespace
+    def __init__(self, kind: str, fingerprint: Callable[[], Mapping[str, Any]]) -> None:
+        self.kind, self.fingerprint = kind, fingerprint
         self._by_root: dict[Path, ResultCache] = {}
 
     def get(self) -> ResultCache:
         root = cache_root()
         if root not in self._by_root:
-            self._by_root[root] = ResultCache(self.kind, self.namespace(), root)
+            self._by_root[root] = ResultCache(self.kind, self.fingerprint(), root)
         return self._by_root[root]
 
 

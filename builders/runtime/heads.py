@@ -33,11 +33,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from noisecraft.errors import ConfigError
 from noisecraft.runtime import postprocess
 from noisecraft.runtime.batching import run_batched, stable_key
 from noisecraft.runtime.cache import CurrentCache, cached_map, input_key
 from noisecraft.runtime.device import Placement
-from noisecraft.runtime.loading import ModelRef, library_versions, load_pretrained
+from noisecraft.runtime.loading import ModelRef, library_versions, load_pretrained, newly_initialised
 
 #: Padded tokens per batch (``batch size x longest input``) when none is given. On CPU larger batches stop
 #: paying off early (measured in benchmarks/eval_throughput.py); a GPU takes far more.
@@ -137,7 +138,9 @@ class Probabilities(_Sequences):
         return {"truncation": "longest_first", "decimals": postprocess.DECIMALS}
 
     def read(self, head: Head, output: Any, batch: list[Feature], tensors: dict[str, Any]) -> list[Any]:
-        return list(output.logits.float().cpu().numpy())
+        import torch
+
+        return list(torch.softmax(output.logits.float(), dim=-1).cpu().numpy())
 
     def finish(self, head: Head, item: Any, features: list[Feature], raws: list[Any]) -> list[float]:
         return postprocess.probabilities(raws[0])
@@ -333,6 +336,7 @@ class Head:
         self.tokenizer_options = dict(tokenizer_options or {})
         self._max_length = max_length
         self._caches: dict[str, CurrentCache] = {}
+        self.computed = 0  # inputs that went through the model (the cache did not have them)
 
     # --- what is loaded (once per process: load_pretrained memoises by model, placement and options) ---
 
@@ -349,10 +353,21 @@ class Head:
         return load_pretrained(AutoConfig, self.ref)
 
     def model(self, task: Task) -> Any:
-        """The model with the task's head (``AutoModelForSequenceClassification`` and so on), on the placement."""
+        """The model with the task's head (``AutoModelForSequenceClassification`` and so on), on the placement.
+
+        A checkpoint without trained weights for that head (a QA model loaded as a classifier gets a random
+        classification layer) is refused: its outputs would be noise recorded as results. An encoder read for
+        embeddings may lack only the pooler, which mean pooling does not use."""
         import transformers
 
-        return load_pretrained(getattr(transformers, task.auto_class), self.ref, self.placement)
+        model = load_pretrained(getattr(transformers, task.auto_class), self.ref, self.placement)
+        new = [k for k in newly_initialised(model) if not (task.auto_class == "AutoModel" and "pooler" in k)]
+        if new:
+            shown = ", ".join(new[:4]) + (f" and {len(new) - 4} more" if len(new) > 4 else "")
+            raise ConfigError(f"model {self.ref.fingerprint()['model']} ({self.ref.revision}) has no trained weights "
+                              f"for {shown}: loaded with {task.auto_class} they would be drawn at random. It is not a "
+                              f"checkpoint for {task.name}; use one fine-tuned for it")
+        return model
 
     @property
     def id2label(self) -> dict[int, str]:
@@ -409,6 +424,8 @@ class Head:
         return self.run(Importance(), inputs)
 
     def _compute(self, task: Task, items: list[Any], store: Store, desc: str) -> list[Any]:
+        self.model(task)  # loaded (and checked) before anything is tokenised
+        self.computed += len(items)
         order = sorted(range(len(items)), key=lambda i: input_key(items[i]))  # steps by content, never by position
         results: list[Any] = [None] * len(items)
         for start in range(0, len(order), STEP):

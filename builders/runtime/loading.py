@@ -106,9 +106,11 @@ def resolve_model(name: str, revision: str | None = None) -> ModelRef:
 def _hub_commit(name: str, revision: str | None) -> str:
     """The commit ``revision`` of Hub model ``name`` resolves to: asked of the Hub when it can be reached,
     else read from the local Hugging Face cache."""
-    from huggingface_hub import HfApi, try_to_load_from_cache
+    from huggingface_hub import try_to_load_from_cache
 
     if hub_available():
+        from huggingface_hub import HfApi  # only with network: importing the Hub client alone takes ~1-4 s
+
         try:
             sha = HfApi().model_info(name, revision=revision, timeout=10).sha
         except Exception as exc:
@@ -125,6 +127,8 @@ def _hub_commit(name: str, revision: str | None) -> str:
 
 
 _LOADED: dict[tuple[Any, ...], Any] = {}
+#: Weights a loaded model did not find in its checkpoint (newly initialised), by ``id`` of the model.
+_NEW_WEIGHTS: dict[int, tuple[str, ...]] = {}
 
 
 def load_pretrained(loader: Any, ref: ModelRef, placement: Placement | None = None, **kwargs: Any) -> Any:
@@ -142,14 +146,25 @@ def load_pretrained(loader: Any, ref: ModelRef, placement: Placement | None = No
         options["local_files_only"] = not hub_available()
     if placement is not None:
         options["dtype"] = placement.torch_dtype
+        options["output_loading_info"] = True  # which weights the checkpoint lacked (see newly_initialised)
     try:
         loaded = loader.from_pretrained(ref.load_from, **options)
     except OSError as exc:
         raise ConfigError(f"cannot load {ref.name} ({ref.revision}): {' '.join(str(exc).split())}") from exc
     if placement is not None:
+        loaded, info = loaded
         loaded = loaded.to(placement.device).eval()
+        _NEW_WEIGHTS[id(loaded)] = tuple(sorted({*info.get("missing_keys", ()),
+                                                 *(str(m[0]) if isinstance(m, tuple) else str(m)
+                                                   for m in info.get("mismatched_keys", ()))}))
     _LOADED[key] = loaded
     return loaded
+
+
+def newly_initialised(model: Any) -> tuple[str, ...]:
+    """Names of the weights of a model from :func:`load_pretrained` that its checkpoint did not have (or had
+    in another shape): they were drawn at random, so outputs that read them mean nothing."""
+    return _NEW_WEIGHTS.get(id(model), ())
 
 
 def library_versions(*names: str) -> dict[str, str]:

@@ -20,11 +20,10 @@ import numpy as np
 DECIMALS = 6
 
 
-def probabilities(logits: np.ndarray) -> list[float]:
-    """Soft-max of one row of class logits, rounded to :data:`DECIMALS` (computed in float64)."""
-    shifted = logits.astype(np.float64) - float(np.max(logits))
-    weights = np.exp(shifted)
-    return [round(float(p), DECIMALS) for p in weights / weights.sum()]
+def probabilities(row: np.ndarray) -> list[float]:
+    """One row of class probabilities (a soft-max computed in float32, as the model's dtype allows), rounded
+    to :data:`DECIMALS`."""
+    return [round(float(p), DECIMALS) for p in row]
 
 
 def best_span(start_logits: np.ndarray, end_logits: np.ndarray, offsets: Sequence[tuple[int, int] | None],

@@ -39,21 +39,22 @@ class Seq2SeqGenerator:
                  max_batch: int = 256, extra: str = "mt") -> None:
         self.ref, self.placement, self.decode = ref, placement, decode
         self.token_budget, self.max_batch, self.extra = token_budget, max_batch, extra
-        self._cache = CurrentCache("seq2seq", self.namespace)
+        self._cache = CurrentCache("seq2seq", self.fingerprint)
 
     @property
     def cache(self) -> ResultCache:
         """The output cache under the current cache root."""
         return self._cache.get()
 
-    def namespace(self) -> dict[str, Any]:
-        """What besides the input decides an output: model and revision, decoding, precision, libraries."""
+    def fingerprint(self) -> dict[str, Any]:
+        """What besides the input decides an output (the cache key): model and revision, decoding, precision,
+        libraries; never the device or the token budget."""
         return {"model": self.ref.fingerprint(), "decode": vars(self.decode), "dtype": self.placement.dtype,
                 "libraries": library_versions("torch", "transformers")}
 
     def provenance(self) -> dict[str, Any]:
-        """The namespace plus the device, as the card records it."""
-        return {**self.namespace(), "device": self.placement.kind}
+        """The fingerprint plus the device, as the card records it."""
+        return {**self.fingerprint(), "device": self.placement.kind}
 
     def generate(self, texts: Sequence[str], desc: str = "translating", progress: bool = True) -> list[str | None]:
         """The output of every text, in input order (``None`` for a text longer than the model's input

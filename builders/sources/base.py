@@ -6,11 +6,12 @@ import csv
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO, overload
+from typing import TYPE_CHECKING, Any, overload
 
 from noisecraft import hub
 from noisecraft.errors import ConfigError, InputError
 from noisecraft.labels import LabelLayout
+from noisecraft.text_files import text_lines
 
 if TYPE_CHECKING:
     import datasets
@@ -134,9 +135,9 @@ class SourceAdapter:
         split = split or self.info.default_split
         if data_file is not None:
             if revision is not None:
-                raise ConfigError("--revision pins a Hub dataset; it does not apply to --data-file")
+                raise ConfigError("revision= / --revision pins a Hub dataset; it does not apply to a local data file")
             if not data_file.is_file():
-                raise ConfigError(f"--data-file {data_file} does not exist or is not a file")
+                raise ConfigError(f"data file {data_file} does not exist or is not a file")
             rows = self.read_file(data_file, lang, split)
             return SourceData(self.info, lang, split, str(data_file), rows, self.features())
         # through noisecraft.hub: an unreachable Hub is a clear error in about a second, not ~25 s of retries;
@@ -160,58 +161,6 @@ def check_language(info: SourceInfo, lang: str) -> None:
 
 
 # --- local files: read by the rules of their format ----------------------------------------------
-
-_UTF8_BOM = b"\xef\xbb\xbf"
-_WIDE_BOMS = {b"\xff\xfe\x00\x00": "UTF-32", b"\x00\x00\xfe\xff": "UTF-32", b"\xff\xfe": "UTF-16", b"\xfe\xff": "UTF-16"}
-
-
-def _decode(path: Path, data: bytes, line: int, offset: int, head: bytes) -> str:
-    """``data`` (starting at byte ``offset`` of the file, on line ``line``) as UTF-8 text, or an error
-    naming the line, the byte offset in the file and its value. Files are never guessed into another
-    encoding: latin-1 would turn any byte into some text, and the mojibake would be published."""
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line += data.count(b"\n", 0, exc.start)
-        wide = next((name for bom, name in _WIDE_BOMS.items() if head.startswith(bom)), None)
-        advice = f"the file starts with a {wide} byte order mark" if wide else "latin-1 or cp1252?"
-        raise InputError(path, f"not UTF-8 text (byte {offset + exc.start}, 0x{data[exc.start]:02x}; {advice}): "
-                               "convert the file to UTF-8", f"line {line}") from None
-
-
-def _open_binary(path: Path) -> BinaryIO:
-    try:
-        return path.open("rb")
-    except OSError as exc:
-        raise InputError(path, f"cannot read file: {exc.strerror or exc}") from exc
-
-
-def read_text(path: Path) -> str:
-    """A whole UTF-8 file (a BOM is dropped); a clear error if it is missing or not UTF-8."""
-    with _open_binary(path) as stream:
-        data = stream.read()
-    skip = len(_UTF8_BOM) if data.startswith(_UTF8_BOM) else 0
-    return _decode(path, data[skip:], 1, skip, data[:4])
-
-
-def text_lines(path: Path) -> Iterator[tuple[int, str]]:
-    """``(line number, text)`` of a UTF-8 file, read as a stream (memory stays one line).
-
-    Only LF ends a line, and a CR right before it is part of the line ending (CRLF files); U+2028,
-    U+0085, form feeds and every other character are text (``str.splitlines`` would split there and
-    the line numbers of everything after would drift). A BOM at the start of the file is dropped.
-    Bytes that are not UTF-8 are an error naming the line and the byte.
-    """
-    with _open_binary(path) as stream:
-        head = stream.read(4)
-        stream.seek(0)
-        offset = 0
-        for number, raw in enumerate(stream, start=1):
-            skip = len(_UTF8_BOM) if number == 1 and raw.startswith(_UTF8_BOM) else 0
-            text = _decode(path, raw[skip:], number, offset + skip, head)
-            offset += len(raw)
-            yield number, text.removesuffix("\n").removesuffix("\r")
-
 
 class GlueTsv(csv.Dialect):
     """GLUE's convention, as its processors and the Hub loader read the files (``csv`` with a tab

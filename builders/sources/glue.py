@@ -108,7 +108,7 @@ def _has_labels(path: Path, header: list[str], spec: GlueTask, split: str) -> bo
     required = tuple(mapping) + ((spec.tsv_label,) if labelled and spec.tsv_label else ())
     missing = [c for c in required if c not in header]
     if missing:
-        why = (f" (the {split!r} split must be labelled; only a test split may come without: --split test)"
+        why = (f" (the {split!r} split must be labelled; only a test split may come without: split= / --split test)"
                if spec.tsv_label in missing else "")
         raise InputError(path, f"wrong header: missing column(s) {', '.join(missing)}; found {', '.join(header)}{why}",
                          "line 1")

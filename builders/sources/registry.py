@@ -32,7 +32,7 @@ class DemoAdapter(SquadAdapter):
     def load(self, lang: str, split: str | None = None, data_file: Path | None = None,
              revision: str | None = None) -> SourceData:
         if revision is not None:
-            raise ConfigError("the demo sample ships with noisecraft: --revision does not apply")
+            raise ConfigError("the demo sample ships with noisecraft: revision= / --revision does not apply")
         data = super().load(lang, split, data_file or demo_file())
         if data_file is None:
             data.origin = "noisecraft built-in sample (builders/samples/demo_squad.json)"

@@ -10,7 +10,8 @@ from typing import Any
 
 from noisecraft.citations import SQUAD_CITATION, XQUAD_CITATION
 from noisecraft.errors import InputError
-from noisecraft.sources.base import SourceAdapter, SourceInfo, check_string, read_text, require_text
+from noisecraft.sources.base import SourceAdapter, SourceInfo, check_string, require_text
+from noisecraft.text_files import read_text
 
 _QA_COMMON = dict(
     task_category="question-answering",

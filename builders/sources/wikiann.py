@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from noisecraft.citations import WIKIANN_CITATION
 from noisecraft.errors import InputError
 from noisecraft.labels import entity_strings
-from noisecraft.sources.base import SourceAdapter, SourceInfo, text_lines
+from noisecraft.sources.base import SourceAdapter, SourceInfo
+from noisecraft.text_files import text_lines
 
 TAGS = ("O", "B-PER", "I-PER", "B-ORG", "I-ORG", "B-LOC", "I-LOC")
 
@@ -39,49 +41,56 @@ def entity_spans(tokens: list[str], tags: list[int]) -> list[str]:
     return entity_strings(tokens, tags, TAGS)
 
 
-def is_valid_bio(tags: list[int]) -> bool:
-    """IOB2: every I-X follows a B-X or I-X."""
-    previous = "O"
-    for tag in (TAGS[t] for t in tags):
-        if tag.startswith("I-") and previous[2:] != tag[2:]:
-            return False
-        previous = tag
-    return True
+def tagged_sentences(path: Path, lang: str | None = None,
+                     tags: Sequence[str] | None = None) -> Iterator[list[tuple[int, str, str]]]:
+    """``(line number, token, tag)`` of each token of each sentence of a token-tag file, streamed by lines
+    (:func:`text_lines`: only LF/CRLF end a line, so a U+2028 in a token is that token's error).
+
+    The one reader of the two formats: WikiANN (Rahimi et al.'s ``lang:token<TAB>tag``) and, when no ``lang``
+    is given, also CoNLL (``token ... tag``, whitespace-separated, tag last; ``-DOCSTART-`` lines end a
+    sentence). A blank line ends a sentence. With ``lang`` every token must carry its ``lang:`` prefix;
+    without it a WikiANN prefix (``en:``) is dropped. ``tags`` is the tag set, when it is fixed.
+    """
+    sentence: list[tuple[int, str, str]] = []
+    prefix = f"{lang}:" if lang is not None else None
+    for number, line in text_lines(path):
+        if not line.strip() or (prefix is None and line.startswith("-DOCSTART-")):
+            if sentence:
+                yield sentence
+            sentence = []
+            continue
+        token, sep, tag = line.rpartition("\t")
+        if sep and prefix is not None:
+            if not token.startswith(prefix):
+                raise InputError(path, f"token {token!r} lacks the language prefix {prefix!r}", f"line {number}")
+            token = token[len(prefix):]
+        elif sep:
+            token = token.split(":", 1)[1] if ":" in token[:4] else token
+        elif prefix is not None:
+            raise InputError(path, "expected 'lang:token<TAB>tag'", f"line {number}")
+        else:
+            parts = line.split()
+            if len(parts) < 2:
+                raise InputError(path, "expected 'token<TAB>tag' (WikiANN) or 'token ... tag' (CoNLL)", f"line {number}")
+            token, tag = parts[0], parts[-1]
+        tag = tag.strip()
+        if tags is not None and tag not in tags:
+            raise InputError(path, f"unknown tag {tag!r}; expected one of {', '.join(tags)}", f"line {number}")
+        if not token or any(ch.isspace() for ch in token):
+            raise InputError(path, f"empty token or token with whitespace: {token!r}", f"line {number}")
+        sentence.append((number, token, tag))
+    if sentence:
+        yield sentence
 
 
 def parse_rahimi(path: Path, lang: str) -> list[dict[str, Any]]:
-    """Sentences of a ``lang:token<TAB>tag`` file (blank line between sentences), streamed by lines
-    (:func:`text_lines`: only LF/CRLF end a line, so a U+2028 in a token is that token's error)."""
+    """Rows of a ``lang:token<TAB>tag`` file (:func:`tagged_sentences`), with WikiANN's columns and ids."""
     rows: list[dict[str, Any]] = []
-    tokens: list[str] = []
-    tags: list[int] = []
-    prefix = f"{lang}:"
-
-    def close() -> None:
-        if tokens:
-            rows.append({"tokens": list(tokens), "ner_tags": list(tags), "langs": [lang] * len(tokens),
-                         "spans": entity_spans(tokens, tags), "id": str(len(rows))})
-            tokens.clear()
-            tags.clear()
-
-    for number, line in text_lines(path):
-        if not line.strip():
-            close()
-            continue
-        token, sep, tag = line.rpartition("\t")
-        if not sep:
-            raise InputError(path, "expected 'lang:token<TAB>tag'", f"line {number}")
-        if not token.startswith(prefix):
-            raise InputError(path, f"token {token!r} lacks the language prefix {prefix!r}", f"line {number}")
-        tag = tag.strip()
-        if tag not in TAGS:
-            raise InputError(path, f"unknown tag {tag!r}; expected one of {', '.join(TAGS)}", f"line {number}")
-        token = token[len(prefix):]
-        if not token or any(ch.isspace() for ch in token):
-            raise InputError(path, f"empty token or token with whitespace: {token!r}", f"line {number}")
-        tokens.append(token)
-        tags.append(TAGS.index(tag))
-    close()
+    for sentence in tagged_sentences(path, lang, TAGS):
+        tokens = [token for _, token, _ in sentence]
+        tags = [TAGS.index(tag) for _, _, tag in sentence]
+        rows.append({"tokens": tokens, "ner_tags": tags, "langs": [lang] * len(tokens),
+                     "spans": entity_spans(tokens, tags), "id": str(len(rows))})
     if not rows:
         raise InputError(path, "no sentences found")
     return rows

@@ -37,6 +37,7 @@ from noisecraft.citations import OPINION_LEXICON_CITATION
 from noisecraft.errors import ConfigError, InputError
 from noisecraft.extras import require
 from noisecraft.sources.base import SourceAdapter, SourceData, SourceInfo
+from noisecraft.text_files import text_lines
 
 LABELS = ("negative", "positive")
 LEXICON_FILES = {"negative": "negative-words.txt", "positive": "positive-words.txt"}
@@ -56,12 +57,8 @@ COLES_WORDS = SourceInfo(
 
 def read_lexicon_file(path: Path) -> list[tuple[int, str]]:
     """``(line, word)`` of one Hu & Liu lexicon file: ``;`` lines are comments, blank lines skipped."""
-    try:
-        text = path.read_bytes().decode(LEXICON_ENCODING)
-    except OSError as exc:
-        raise InputError(path, f"cannot read lexicon file: {exc.strerror or exc}") from exc
     words = []
-    for number, line in enumerate(text.split("\n"), start=1):
+    for number, line in text_lines(path, LEXICON_ENCODING, what="lexicon file"):
         word = line.strip()
         if word and not word.startswith(";"):
             if any(ch.isspace() for ch in word):

@@ -1,4 +1,5 @@
-"""Mapping a model's output labels (its ``config.id2label``) onto a dataset's label names.
+"""Mapping a model's output labels (its ``config.id2label``) onto a dataset's label names (the harness's
+evaluation and the grammar attack's victim both match labels this one way).
 
 Checkpoints of the same task order their labels differently (MNLI models disagree on where
 *contradiction* goes), so labels are matched **by name**, case and separators ignored
@@ -86,8 +87,10 @@ def _given(model: str, labels: tuple[str, ...], dataset: tuple[str, ...], given:
 
 
 def class_mapping(model: str, id2label: Mapping[int, str], dataset_labels: Sequence[str],
-                  given: Mapping[str, str] | None = None) -> LabelMapping:
-    """How a sequence classifier's labels become the dataset's classes (every model label must map)."""
+                  given: Mapping[str, str] | None = None, remedy: str | None = None) -> LabelMapping:
+    """How a sequence classifier's labels become the dataset's classes (every model label must map).
+
+    ``remedy`` ends the error when they do not fit (default: how to give ``--label-map``)."""
     labels, dataset = _model_labels(id2label), tuple(dataset_labels)
     if given:
         return _given(model, labels, dataset, given)
@@ -100,11 +103,13 @@ def class_mapping(model: str, id2label: Mapping[int, str], dataset_labels: Seque
                             "dataset's label order; check its model card)")
     unmatched = [m for m in labels if normalise(m) not in by_dataset]
     example = ",".join(f"{m}={dataset[by_dataset[normalise(m)]] if normalise(m) in by_dataset else '...'}" for m in labels)
-    why = (f"cannot match {', '.join(unmatched)} by name" if unmatched
+    generic = all(_GENERIC.fullmatch(normalise(m)) for m in labels)  # unnamed: only the count could have fit
+    why = (f"cannot match {', '.join(unmatched)} by name" if unmatched and not generic
            else f"it has {len(labels)} labels and the dataset {len(dataset)}")
+    remedy = remedy or (f"Say which is which with --label-map '{example}' (model label=dataset label; several "
+                        "model labels may share one dataset label)")
     raise ConfigError(f"labels of model {model} ({', '.join(labels)}) do not fit the dataset's "
-                      f"({', '.join(dataset)}): {why}. Say which is which with --label-map '{example}' "
-                      "(model label=dataset label; several model labels may share one dataset label)")
+                      f"({', '.join(dataset)}): {why}. {remedy}")
 
 
 def _entity_type(tag: str) -> tuple[str, str]:

@@ -1,7 +1,11 @@
-"""Reading miners' input files: one-line errors, per-file encodings that are said, each file once.
+"""Reading text files: one-line errors, encodings decided by one policy switch, each file once.
 
-Every miner reads files that people downloaded from somewhere: a tweet CSV, a lexicon, a misspelling
-list, a dump. Three things go wrong with them, and this module is where each is handled once:
+Sources (original release files), noise models (word lists, tags files, language models) and miners
+(tweet CSVs, lexicons, misspelling lists, dumps) all read files here. The ``encoding=`` switch is the
+policy: ``utf-8`` (the default) is strict, for files whose bytes end up published (a byte that is not
+UTF-8 is an error naming the line and the byte offset: latin-1 would turn any byte into some text, and
+the mojibake would be published); ``auto`` is the miners' (below); any other codec decodes everything.
+Three things go wrong with files people downloaded from somewhere, and each is handled once:
 
 * A file that cannot be read (missing, a folder, no permission) is an :class:`InputError` naming it,
   never an ``OSError`` traceback.
@@ -11,6 +15,9 @@ list, a dump. Three things go wrong with them, and this module is where each is 
   is named in the report, instead of turning the whole file into mojibake. A named codec decodes the
   whole file with it; ``utf-8`` is strict and stops at the first bad line.
 * The same file listed twice (the same path, or two paths that resolve to the same file) is read once.
+
+Only LF ends a line (a CR right before it is part of a CRLF ending): U+2028, U+0085 and form feeds are
+text, as the TSV contract keeps them (``str.splitlines`` would split there and shift every line number).
 """
 
 from __future__ import annotations
@@ -25,9 +32,11 @@ from typing import BinaryIO
 from noisecraft.errors import ConfigError, InputError
 
 AUTO = "auto"
+UTF8 = "utf-8"
 FALLBACK = "latin-1"  # every byte is a character, so the fallback never fails
 SHOWN_LINES = 5  # line numbers listed in a report; the count is always complete
 _ESCAPED_BYTE = re.compile("[\udc80-\udcff]")  # what surrogateescape makes of a byte that is not UTF-8
+_WIDE_BOMS = {b"\xff\xfe\x00\x00": "UTF-32", b"\x00\x00\xfe\xff": "UTF-32", b"\xff\xfe": "UTF-16", b"\xfe\xff": "UTF-16"}
 
 
 def cannot_read(path: Path, exc: OSError, what: str = "file") -> InputError:
@@ -79,6 +88,8 @@ class LineDecoder:
         self.path = Path(path)
         self.encoding = check_encoding(encoding)
         self.lines_before = 0  # physical lines in the blocks decoded so far
+        self.bytes_before = 0  # bytes of the file before the next block (the BOM included)
+        self.head = b""  # the file's first bytes, which may hold a UTF-16/32 byte-order mark
         self.fallback_lines: list[int] = []  # the first SHOWN_LINES of them
         self.fallback_count = 0
         self.utf8_beyond_ascii = False
@@ -93,15 +104,10 @@ class LineDecoder:
     def strip_bom(self, block: bytes) -> bytes:
         """The block without the UTF-8 byte-order mark the file may start with (only the first block can have it)."""
         if self._first:
-            self._first = False
-            wide = next((name for bom, name in ((codecs.BOM_UTF32_LE, "UTF-32"), (codecs.BOM_UTF32_BE, "UTF-32"),
-                                                (codecs.BOM_UTF16_LE, "UTF-16"), (codecs.BOM_UTF16_BE, "UTF-16"))
-                         if block.startswith(bom)), None)
-            if wide and self.reads_utf8:  # every other byte would be a NUL: no line would parse
-                raise InputError(self.path, f"the file is {wide} (it starts with a {wide} byte-order mark): re-encode "
-                                            f"it as UTF-8 (iconv -f {wide} -t UTF-8)", "line 1")
+            self._first, self.head = False, block[:4]
             if block.startswith(codecs.BOM_UTF8) and self.reads_utf8:
                 self.bom, block = True, block[len(codecs.BOM_UTF8):]
+                self.bytes_before += len(codecs.BOM_UTF8)
         return block
 
     def accept_utf8(self, block: bytes, newlines: int | None = None) -> None:
@@ -109,6 +115,7 @@ class LineDecoder:
         ``newlines``, when the caller has counted them already, saves a pass over the block."""
         self.utf8_beyond_ascii = self.utf8_beyond_ascii or not block.isascii()
         self.lines_before += block.count(b"\n") if newlines is None else newlines
+        self.bytes_before += len(block)
 
     def decode(self, block: bytes) -> tuple[str, bytes]:
         """Text of the block and its UTF-8 bytes (the block itself when it was UTF-8: no copy)."""
@@ -127,10 +134,16 @@ class LineDecoder:
             return text, text.encode("utf-8")
         finally:
             self.lines_before += block.count(b"\n")
+            self.bytes_before += len(block)
 
     def _refuse(self, block: bytes, exc: UnicodeDecodeError) -> None:
         start = block.rfind(b"\n", 0, exc.start) + 1
         line = self.lines_before + block.count(b"\n", 0, exc.start) + 1
+        if self.reads_utf8:
+            wide = next((name for bom, name in _WIDE_BOMS.items() if self.head.startswith(bom)), None)
+            advice = f"the file starts with a {wide} byte order mark" if wide else "latin-1 or cp1252?"
+            raise InputError(self.path, f"not UTF-8 text (byte {self.bytes_before + exc.start}, 0x{block[exc.start]:02x}; "
+                                        f"{advice}): convert the file to UTF-8", f"line {line}") from None
         raise InputError(self.path, f"not {self.encoding} (byte 0x{block[exc.start]:02x} at column {exc.start - start + 1}); "
                                     "read it with encoding auto (UTF-8, latin-1 for the lines that are not) or name "
                                     "its encoding", f"line {line}")
@@ -180,6 +193,21 @@ def decode_file(path: Path, encoding: str = AUTO, what: str = "file") -> tuple[s
     decoder = LineDecoder(path, encoding)
     text, _ = decoder.decode(read_bytes(path, what))
     return text, decoder.describe()
+
+
+def read_text(path: Path, encoding: str = UTF8, what: str = "file") -> str:
+    """A whole file's text (a UTF-8 BOM is dropped); a one-line error if it is missing or not in ``encoding``."""
+    return decode_file(path, encoding, what)[0]
+
+
+def text_lines(path: Path, encoding: str = UTF8, what: str = "file") -> Iterator[tuple[int, str]]:
+    """``(line number, text)`` of each line of a file, read as a stream (memory stays one line), without
+    its line ending. Only LF ends a line, so U+2028, U+0085 and form feeds stay inside their line."""
+    decoder = LineDecoder(path, encoding)
+    with open_binary(path, what) as stream:
+        for number, raw in enumerate(stream, start=1):
+            text, _ = decoder.decode(raw)
+            yield number, text.removesuffix("\n").removesuffix("\r")
 
 
 def line_blocks(handle: BinaryIO, size: int) -> Iterator[bytes]:

@@ -1,0 +1,79 @@
+"""Share of a build's CPU spent on statistics (CER/WER/BLEU counting, :class:`noisecraft.stats.ConfigStats`).
+
+Builds a synthetic SQuAD file (XQuAD-en paragraphs repeated, as ``build_scaling.py`` makes them) in one process with
+``keyboard`` noise on ``question`` and on ``question context``, and times ``ConfigStats.add`` (CPU time,
+``time.process_time``) inside the whole build. Each setting runs ``--rounds`` times, interleaved; medians are printed
+beside issue 22's figures before this work (67 % with contexts, 40 % for questions).
+
+Usage: python benchmarks/stats_share.py [--rows 10000] [--rounds 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import noisecraft.stats as stats_module  # noqa: E402
+from build_scaling import DEFAULT_WORKDIR, DEFAULT_XQUAD, synthetic_squad  # noqa: E402
+from noisecraft.pipeline import ConfigRequest, build_all  # noqa: E402
+from noisecraft.stats import format_table  # noqa: E402
+
+#: Issue 22's measurements before this work: statistics' share of a build's CPU.
+PREVIOUS = {"question context": 67, "question": 40}
+
+
+def share(data_file: Path, fields: tuple[str, ...]) -> tuple[float, float]:
+    """CPU seconds of the whole build and of its statistics."""
+    spent = [0.0]
+    add = stats_module.ConfigStats.add
+
+    def timed(self, *args, **kwargs):
+        start = time.process_time()
+        try:
+            return add(self, *args, **kwargs)
+        finally:
+            spent[0] += time.process_time() - start
+
+    out = Path(tempfile.mkdtemp(prefix="noisecraft-stats-"))
+    stats_module.ConfigStats.add = timed
+    try:
+        start = time.process_time()
+        build_all(out / "repo", [ConfigRequest(source="squad", noise="keyboard", data_file=data_file, fields=fields)],
+                  progress=False)
+        return time.process_time() - start, spent[0]
+    finally:
+        stats_module.ConfigStats.add = add
+        shutil.rmtree(out)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rows", type=int, default=10_000)
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    DEFAULT_WORKDIR.mkdir(parents=True, exist_ok=True)
+    data_file = DEFAULT_WORKDIR / f"squad-{args.rows}.json"
+    if not data_file.is_file():
+        synthetic_squad(DEFAULT_XQUAD, args.rows, data_file)
+    runs: dict[str, list[tuple[float, float]]] = {"question context": [], "question": []}
+    for _ in range(args.rounds):
+        for fields in runs:
+            runs[fields].append(share(data_file, tuple(fields.split())))
+    rows = []
+    for fields, results in runs.items():
+        total = statistics.median(t for t, _ in results)
+        spent = statistics.median(s for _, s in results)
+        rows.append((fields, f"{total:.2f}", f"{spent:.2f}", f"{100 * spent / total:.0f} %", f"{PREVIOUS[fields]} %"))
+    print(f"{args.rows:,} rows, keyboard noise, one process, CPU seconds, median of {args.rounds}\n")
+    print(format_table(("fields", "build s", "statistics s", "share", "previous share"), rows))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,33 @@
+"""One config to build, as the CLI, the Python face and recipes ask for it.
+
+Its own module because :mod:`noisecraft.recipe` makes requests and :mod:`noisecraft.pipeline` builds
+them (and renders the card, which prints the recipe): neither may import the other's half.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from noisecraft.errors import ConfigError
+from noisecraft.noise_models.base import NoiseModel
+
+
+@dataclass(frozen=True)
+class ConfigRequest:
+    """One config to build: which data, which noise (a model, or its text form), which seed."""
+
+    source: str
+    noise: NoiseModel | str
+    lang: str = "en"
+    split: str | None = None
+    data_file: Path | None = None
+    revision: str | None = None
+    seed: int = 0
+    fields: tuple[str, ...] | None = None
+    config_name: str | None = None
+    protect_entities: bool = False
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.seed < 2**63:
+            raise ConfigError(f"seed must be an integer in [0, 2**63), got {self.seed}")
