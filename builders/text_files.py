@@ -106,7 +106,7 @@ class LineDecoder:
         if self._first:
             self._first, self.head = False, block[:4]
             wide = next((name for bom, name in _WIDE_BOMS.items() if self.head.startswith(bom)), None)
-            if wide and self.reads_utf8:  # auto would read every other byte as a NUL of a latin-1 line: nothing parses
+            if wide and self.encoding == AUTO:  # auto would read it as latin-1 lines of NULs: nothing parses
                 raise InputError(self.path, f"the file is {wide} (it starts with a {wide} byte-order mark): re-encode "
                                             f"it as UTF-8 (iconv -f {wide} -t UTF-8)", "line 1")
             if block.startswith(codecs.BOM_UTF8) and self.reads_utf8:
