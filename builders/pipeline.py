@@ -31,6 +31,7 @@ from noisecraft.sources.base import SourceData
 from noisecraft.sources.registry import load_source
 from noisecraft.stats import ConfigStats
 from noisecraft.workers import WorkerPool
+from noisecraft.version import DEFAULT_DATASET_VERSION
 
 #: Rows per parquet row group, and per shard file (multiples of it keep the layout batch-independent).
 ROW_GROUP_ROWS = 10_000
@@ -227,12 +228,17 @@ def _command(request: ConfigRequest, model: NoiseModel, fields: Sequence[str], n
     return shlex.join(args)
 
 
+def check_sizes(num_proc: int, batch_size: int) -> None:
+    """Refuse a worker count or batch size below 1 (one message for the CLI and Python)."""
+    if num_proc < 1 or batch_size < 1:
+        raise ConfigError("num_proc and batch_size must be at least 1")
+
+
 def build_config(repo: DatasetRepo, request: ConfigRequest, *, num_proc: int = 1, batch_size: int = 1000,
                  overwrite: bool = False, progress: bool = True, pool: WorkerPool | None = None) -> BuiltConfig:
     """Build one config into ``repo`` and record it in the manifest (the card is rendered by the caller); ``pool``
     is the build's worker pool (reused across its configs), made for this config when not given."""
-    if num_proc < 1 or batch_size < 1:
-        raise ConfigError("num_proc and batch_size must be at least 1")
+    check_sizes(num_proc, batch_size)
     if request.split is not None:
         check_name("split", request.split)  # before any work: datasets would not load the folder
     model = resolve_model(request.noise, request.lang)
@@ -343,7 +349,7 @@ def _param_rows(model: NoiseModel) -> list[dict[str, str]]:
     return rows
 
 
-def build_all(out: Path, requests: Sequence[ConfigRequest], *, version: str = "1.0.0", pretty_name: str | None = None,
+def build_all(out: Path, requests: Sequence[ConfigRequest], *, version: str = DEFAULT_DATASET_VERSION, pretty_name: str | None = None,
               recipe: dict[str, Any] | None = None, num_proc: int = 1, batch_size: int = 1000, overwrite: bool = False,
               progress: bool = True, add_source: bool = False) -> list[BuiltConfig]:
     """Build every request into the repo folder ``out`` and render its card: what ``noisecraft build``,
@@ -351,6 +357,7 @@ def build_all(out: Path, requests: Sequence[ConfigRequest], *, version: str = "1
     holds configs of other sources takes a new source only with ``add_source`` (the card's sources change)."""
     if not requests:
         raise ConfigError("nothing to build")
+    check_sizes(num_proc, batch_size)  # before the folder or the worker pool is made
     with DatasetRepo(Path(out), version, pretty_name) as repo, WorkerPool(num_proc) as pool:
         held = sorted({str(e["spec"].get("source")) for e in repo.manifest["configs"].values()})
         new = sorted({r.source for r in requests} - set(held))

@@ -69,9 +69,14 @@ def _add_data_path(folder: str) -> None:
     """Put an NLTK data folder first on NLTK's search path (NLTK reads only inside its data roots)."""
     import nltk
 
-    root = str(Path(folder).resolve())
+    root = _resolved(folder)
     if root not in nltk.data.path:
         nltk.data.path.insert(0, root)
+
+
+@cache
+def _resolved(folder: str) -> str:
+    return str(Path(folder).resolve())
 
 
 def _perceptron_folder(nltk_data: str) -> Path:
@@ -190,14 +195,30 @@ def load_tagger(name: str, nltk_data: str = "") -> Tagger:
     return PerceptronTagger(_perceptron_folder(nltk_data))
 
 
-@cache
 def load_wordnet(nltk_data: str = "") -> Any:
-    """NLTK's WordNet reader (``nltk_data`` searched first; downloaded once if it is nowhere)."""
+    """NLTK's WordNet reader: the one in ``<nltk_data>/corpora/wordnet`` when given, else the one on NLTK's search
+    path (downloaded once if it is nowhere). The folder is put back on NLTK's path on every call: NLTK reads only
+    inside its data roots, and a caller may have replaced ``nltk.data.path`` since the reader was made."""
     require("nltk", "grammar")
-    import nltk
-
     if nltk_data:
         _add_data_path(nltk_data)
+    return _wordnet_reader(nltk_data)
+
+
+@cache
+def _wordnet_reader(nltk_data: str) -> Any:
+    """One reader per folder, so a model reads the WordNet its ``nltk_data`` names (whose digest is in its seed),
+    never whichever folder NLTK's shared ``wordnet`` corpus happened to load first."""
+    import nltk
+
+    folder = Path(nltk_data).resolve() / "corpora" / "wordnet" if nltk_data else None
+    if folder is not None and folder.is_dir():
+        from nltk.corpus.reader.wordnet import WordNetCorpusReader
+
+        try:
+            return WordNetCorpusReader(str(folder), None)
+        except (OSError, LookupError) as exc:
+            raise ConfigError(f"{folder}: cannot read WordNet: {exc}") from exc
     from nltk.corpus import wordnet
 
     for attempt in range(2):
