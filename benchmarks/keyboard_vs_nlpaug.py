@@ -105,7 +105,7 @@ def main() -> None:
         times["apply"].append(cpu(lambda: v2.apply(NoiseInput(texts, example_rngs(0, v2.noise_id, digest, ids,
                                                                                    "question"), ids))))
         batch = NoiseInput(texts, seeded(), ids)
-        times["noise only"].append(cpu(lambda: v2.apply(batch)))
+        times["noise only"].append(cpu(lambda batch=batch: v2.apply(batch)))
         peer = subprocess.run([args.nlpaug_python, "-c", PEER, str(texts_file)], check=True, capture_output=True,
                               text=True)
         times["nlpaug"].append(json.loads(peer.stdout.strip().splitlines()[-1]))

@@ -20,8 +20,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import noisecraft.stats as stats_module  # noqa: E402
 from build_scaling import DEFAULT_WORKDIR, DEFAULT_XQUAD, synthetic_squad  # noqa: E402
+
+import noisecraft.stats as stats_module  # noqa: E402
 from noisecraft.pipeline import ConfigRequest, build_all  # noqa: E402
 from noisecraft.stats import format_table  # noqa: E402
 

@@ -30,8 +30,8 @@ from noisecraft.repo import DatasetRepo, check_name, valid_config_name
 from noisecraft.sources.base import SourceData
 from noisecraft.sources.registry import load_source
 from noisecraft.stats import ConfigStats
-from noisecraft.workers import WorkerPool
 from noisecraft.version import DEFAULT_DATASET_VERSION
+from noisecraft.workers import WorkerPool
 
 #: Rows per parquet row group, and per shard file (multiples of it keep the layout batch-independent).
 ROW_GROUP_ROWS = 10_000
@@ -349,8 +349,8 @@ def _param_rows(model: NoiseModel) -> list[dict[str, str]]:
     return rows
 
 
-def build_all(out: Path, requests: Sequence[ConfigRequest], *, version: str = DEFAULT_DATASET_VERSION, pretty_name: str | None = None,
-              recipe: dict[str, Any] | None = None, num_proc: int = 1, batch_size: int = 1000, overwrite: bool = False,
+def build_all(out: Path, requests: Sequence[ConfigRequest], *, version: str = DEFAULT_DATASET_VERSION,
+              pretty_name: str | None = None, recipe: dict[str, Any] | None = None, num_proc: int = 1, batch_size: int = 1000, overwrite: bool = False,
               progress: bool = True, add_source: bool = False) -> list[BuiltConfig]:
     """Build every request into the repo folder ``out`` and render its card: what ``noisecraft build``,
     ``nc.build`` and ``nc.build_recipe`` all do. ``recipe`` (resolved) is kept in the manifest. A folder that

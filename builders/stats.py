@@ -17,9 +17,9 @@ import unicodedata
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, fields
+from functools import cache, lru_cache
 from itertools import count, repeat
 from operator import add, mul
-from functools import cache, lru_cache
 from typing import Any
 
 from rapidfuzz.distance import Levenshtein
