@@ -350,7 +350,8 @@ def _param_rows(model: NoiseModel) -> list[dict[str, str]]:
 
 
 def build_all(out: Path, requests: Sequence[ConfigRequest], *, version: str = DEFAULT_DATASET_VERSION,
-              pretty_name: str | None = None, recipe: dict[str, Any] | None = None, num_proc: int = 1, batch_size: int = 1000, overwrite: bool = False,
+              pretty_name: str | None = None, recipe: dict[str, Any] | None = None, num_proc: int = 1,
+              batch_size: int = 1000, overwrite: bool = False,
               progress: bool = True, add_source: bool = False) -> list[BuiltConfig]:
     """Build every request into the repo folder ``out`` and render its card: what ``noisecraft build``,
     ``nc.build`` and ``nc.build_recipe`` all do. ``recipe`` (resolved) is kept in the manifest. A folder that
