@@ -18,9 +18,6 @@ import pytest
 REPO_ROOT = Path(__file__).resolve().parents[1]
 #: Import name -> folder, as pyproject.toml's package-dir maps them.
 PACKAGES = {"noisecraft": "builders", "noisecraft.mining": "mining", "noisecraft.harness": "harness"}
-#: Known cycles to be removed, each with who removes it. Engineer h5 breaks harness report <-> plots (the
-#: harness's display names in a small module of their own); delete this entry when that lands.
-KNOWN_CYCLES: list[set[str]] = [{"noisecraft.harness.plots", "noisecraft.harness.report"}]
 
 
 def package_modules() -> dict[str, Path]:
@@ -137,7 +134,7 @@ def test_imports_are_read_at_every_level(tmp_path: Path) -> None:
 def test_the_package_has_no_import_cycle() -> None:
     graph = import_graph()
     assert len(graph) > 80 and "noisecraft.pipeline" in graph["noisecraft.api"]
-    unexpected = [sorted(c) for c in cycles(graph) if c not in KNOWN_CYCLES]
+    unexpected = [sorted(c) for c in cycles(graph)]
     assert not unexpected, "import cycles: " + "; ".join(" <-> ".join(c) for c in unexpected)
 
 
