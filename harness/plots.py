@@ -30,6 +30,15 @@ def _figure(width: float, height: float) -> Any:
     return figure
 
 
+def _panels(count: int, most_columns: int, width: float, height: float) -> tuple[Any, Any]:
+    """A figure of ``count`` panels of ``width`` x ``height`` inches, at most ``most_columns`` a row, and its axes
+    (flat; the unused ones are the caller's to hide)."""
+    columns = min(most_columns, count)
+    rows = -(-count // columns)
+    figure = _figure(width * columns, height * rows)
+    return figure, figure.subplots(rows, columns, squeeze=False).ravel()
+
+
 def _save(figure: Any, path: Path) -> Path:
     atomic_write(path, lambda tmp: figure.savefig(tmp, format="png"))
     return path
@@ -173,10 +182,7 @@ def score_vs_rate(record: dict[str, Any], path: Path) -> Path | None:
     sweeps = rate_sweeps(record["results"])
     if not sweeps:
         return None
-    columns = min(2, len(sweeps))
-    rows = -(-len(sweeps) // columns)
-    figure = _figure(6 * columns, 3.8 * rows)
-    axes = figure.subplots(rows, columns, squeeze=False).ravel()
+    figure, axes = _panels(len(sweeps), 2, 6, 3.8)
     for ax, sweep in zip(axes, sweeps):
         xs = [value for value, _ in sweep["points"]]
         for side, colour, style in (("noisy", COLOURS[1], "-"), ("clean", COLOURS[0], ":")):
@@ -205,10 +211,7 @@ def reliability(record: dict[str, Any], path: Path) -> Path | None:
     results = [r for r in record["results"] if "reliability" in r["metrics"]]
     if not results:
         return None
-    columns = min(3, len(results))
-    rows = -(-len(results) // columns)
-    figure = _figure(4.3 * columns, 4.3 * rows)
-    axes = figure.subplots(rows, columns, squeeze=False).ravel()
+    figure, axes = _panels(len(results), 3, 4.3, 4.3)
     for ax, r in zip(axes, results):
         ax.plot([0, 1], [0, 1], color="grey", linestyle="--", linewidth=1)
         for side, colour in (("clean", COLOURS[0]), ("noisy", COLOURS[1])):
