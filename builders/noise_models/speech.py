@@ -32,12 +32,7 @@ from noisecraft.citations import NOISEQA_CITATION
 from noisecraft.edits import Noised, align
 from noisecraft.errors import ConfigError
 from noisecraft.noise_models.base import Capabilities, NoiseInput, NoiseModel
-from noisecraft.noise_models.speech_asr import (
-    OpenAIWhisperRecogniser,
-    PocketsphinxRecogniser,
-    Recogniser,
-    TransformersWhisperRecogniser,
-)
+from noisecraft.noise_models.speech_asr import PocketsphinxRecogniser, Recogniser
 from noisecraft.noise_models.speech_audio import decode_pcm, encode_pcm
 from noisecraft.noise_models.speech_tts import (
     DEFAULT_ESPEAK_RATE,
@@ -50,6 +45,7 @@ from noisecraft.params import param
 from noisecraft.runtime import CurrentCache, ResultCache, cached_map, run_batched
 from noisecraft.runtime.batching import stable_key
 from noisecraft.runtime.device import DEVICES, DTYPES
+from noisecraft.runtime.whisper import OpenAIWhisperRecogniser, TransformersWhisperRecogniser
 
 TTS_ENGINES = ("gtts", "espeak")
 ASR_ENGINES = ("whisper", "hf-whisper", "pocketsphinx")

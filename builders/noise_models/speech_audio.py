@@ -16,8 +16,8 @@ from __future__ import annotations
 import base64
 from typing import Any
 
-#: The sample rate of every clip handed to a recogniser.
-SAMPLE_RATE = 16_000
+from noisecraft.runtime.whisper import SAMPLE_RATE  # every clip handed to a recogniser: Whisper's rate
+
 #: How resampling is done; part of the audio cache's fingerprint, so a change re-synthesises.
 RESAMPLER = "fft-bandlimited-v1"
 

@@ -79,9 +79,21 @@ def _hash_folder(folder: Path, stamps: tuple[tuple[Any, ...], ...]) -> str:
     for name, *_ in stamps:
         path = Path(name)
         digest.update(str(path.relative_to(folder)).encode("utf-8") + b"\0")
-        with path.open("rb") as handle:
-            for block in iter(lambda: handle.read(1 << 20), b""):
-                digest.update(block)
+        _feed(digest, path)
+    return f"sha256:{digest.hexdigest()}"
+
+
+def _feed(digest: Any, path: Path) -> None:
+    """A file's bytes into ``digest``, a megabyte at a time (weights can be gigabytes)."""
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+
+
+def file_sha256(path: Path) -> str:
+    """``sha256:`` of one file's bytes (a checkpoint or language model file, as its provenance records it)."""
+    digest = hashlib.sha256()
+    _feed(digest, path)
     return f"sha256:{digest.hexdigest()}"
 
 
