@@ -67,8 +67,7 @@ class Tagger(Protocol):
 
 def _add_data_path(folder: str) -> None:
     """Put an NLTK data folder first on NLTK's search path (NLTK reads only inside its data roots)."""
-    import nltk
-
+    nltk = require("nltk", "grammar")
     root = _resolved(folder)
     if root not in nltk.data.path:
         nltk.data.path.insert(0, root)
@@ -199,7 +198,6 @@ def load_wordnet(nltk_data: str = "") -> Any:
     """NLTK's WordNet reader: the one in ``<nltk_data>/corpora/wordnet`` when given, else the one on NLTK's search
     path (downloaded once if it is nowhere). The folder is put back on NLTK's path on every call: NLTK reads only
     inside its data roots, and a caller may have replaced ``nltk.data.path`` since the reader was made."""
-    require("nltk", "grammar")
     if nltk_data:
         _add_data_path(nltk_data)
     return _wordnet_reader(nltk_data)
@@ -209,8 +207,7 @@ def load_wordnet(nltk_data: str = "") -> Any:
 def _wordnet_reader(nltk_data: str) -> Any:
     """One reader per folder, so a model reads the WordNet its ``nltk_data`` names (whose digest is in its seed),
     never whichever folder NLTK's shared ``wordnet`` corpus happened to load first."""
-    import nltk
-
+    nltk = require("nltk", "grammar")
     folder = Path(nltk_data).resolve() / "corpora" / "wordnet" if nltk_data else None
     if folder is not None and folder.is_dir():
         from nltk.corpus.reader.wordnet import WordNetCorpusReader
