@@ -116,13 +116,14 @@ def perturb(dataset: datasets.Dataset, model: NoiseModel | str, fields: Sequence
 
 def build(source: str, noise: NoiseModel | str | Sequence[NoiseModel | str] = "keyboard", out: str | Path = "noisecraft-out",
           *, lang: str | Sequence[str] = "en", split: str | None = None, data_file: str | Path | None = None,
-          revision: str | None = None, seed: int = 0, fields: Sequence[str] | None = None,
+          data_dir: str | Path | None = None, revision: str | None = None, seed: int = 0, fields: Sequence[str] | None = None,
           config_name: str | None = None, protect_entities: bool = False, version: str = DEFAULT_DATASET_VERSION,
           pretty_name: str | None = None, num_proc: int = 1, batch_size: int = 1000, overwrite: bool = False,
           progress: bool = True, add_source: bool = False) -> list[BuiltConfig]:
     """One config per language x noise into ``out``; ``noisecraft build --source ...`` calls exactly this.
-    ``data_file`` may hold ``{lang}`` (it must, for several languages). A folder holding other sources takes
-    this one only with ``add_source``."""
+    ``data_file`` may hold ``{lang}`` (it must, for several languages); a relative one is read under ``data_dir``
+    when given (a folder of original release files, as for recipes), and the card's regenerate command then names
+    it relative to that folder. A folder holding other sources takes this one only with ``add_source``."""
     langs = [lang] if isinstance(lang, str) else list(lang)
     noises = [noise] if isinstance(noise, (str, NoiseModel)) else list(noise)
     if not langs or not noises:
@@ -131,8 +132,19 @@ def build(source: str, noise: NoiseModel | str | Sequence[NoiseModel | str] = "k
         raise ConfigError("config_name= / --config-name names a single config: give one language and one noise")
     if data_file is not None and len(langs) > 1 and "{lang}" not in str(data_file):
         raise ConfigError("several languages with one data_file= / --data-file: put '{lang}' in its path")
-    requests = [ConfigRequest(source=source, noise=n, lang=code, split=split,
-                              data_file=Path(str(data_file).replace("{lang}", code)) if data_file else None,
+    root = Path(data_dir) if data_dir is not None else None
+    if root is not None and not data_file:
+        raise ConfigError("data_dir= / --data-dir is the folder data_file= / --data-file is read under: give the file too")
+    if root is not None and not root.is_dir():
+        raise ConfigError(f"data_dir= / --data-dir {root}: no such folder")
+
+    def file_of(code: str) -> Path | None:  # an absolute path stays as it is under a root (pathlib's ``/``)
+        if not data_file:
+            return None
+        file = Path(str(data_file).replace("{lang}", code))
+        return root / file if root is not None else file
+
+    requests = [ConfigRequest(source=source, noise=n, lang=code, split=split, data_file=file_of(code), data_dir=root,
                               revision=revision, seed=seed, fields=tuple(fields) if fields else None,
                               config_name=config_name, protect_entities=protect_entities)
                 for code in langs for n in noises]

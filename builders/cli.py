@@ -96,8 +96,9 @@ def _parser() -> argparse.ArgumentParser:
                       help="local file in the original release format instead of the Hub (SQuAD JSON, GLUE TSV, "
                            "XNLI TSV, WikiANN lang:token<TAB>tag); '{lang}' in the path is replaced by each --lang")
     data.add_argument("--data-dir", type=Path, metavar="DIR",
-                      help="with a recipe: folder of original release files its data_file paths are relative to "
-                           "(without it, the recipe's sources come from the Hub)")
+                      help="folder of original release files that a relative --data-file, or a recipe's data_file "
+                           "paths, are read under (without it, a recipe's sources come from the Hub); the card's "
+                           "regenerate command names the file relative to it")
     data.add_argument("--revision", help="Hub revision (branch, tag or commit) of the source dataset")
     data.add_argument("--split", help="split to build (default: the benchmark's evaluation split)")
     data.add_argument("--fields", nargs="+", metavar="FIELD",
@@ -259,8 +260,8 @@ def cmd_build(args: argparse.Namespace) -> int:
                               "it (use --set key=value)")
     elif args.source is None:
         raise ConfigError("give a recipe (noisecraft build RECIPE.toml) or --source")
-    elif args.sets or args.data_dir:
-        raise ConfigError("--set and --data-dir apply to recipes")
+    elif args.sets:
+        raise ConfigError("--set applies to recipes")
     execution = {"num_proc": args.num_proc, "batch_size": args.batch_size, "overwrite": args.overwrite,
                  "progress": not args.no_progress, "add_source": args.add_source}
     with warnings.catch_warnings(record=True):  # shown below, after the statistics, as noisecraft warnings
@@ -269,7 +270,8 @@ def cmd_build(args: argparse.Namespace) -> int:
                                     version=args.dataset_version, pretty_name=args.name, **execution)
         else:
             built = nc.build(args.source, args.noise or "keyboard", args.out, lang=args.lang or "en", split=args.split,
-                             data_file=args.data_file, revision=args.revision, seed=args.seed or 0, fields=args.fields,
+                             data_file=args.data_file, data_dir=args.data_dir, revision=args.revision,
+                             seed=args.seed or 0, fields=args.fields,
                              config_name=args.config_name, protect_entities=args.protect_entities,
                              version=args.dataset_version or DEFAULT_DATASET_VERSION, pretty_name=args.name,
                              **execution)

@@ -22,6 +22,8 @@ class ConfigRequest:
     lang: str = "en"
     split: str | None = None
     data_file: Path | None = None
+    #: The data root ``data_file`` was found under (``--data-dir``): the card names the file relative to it.
+    data_dir: Path | None = None
     revision: str | None = None
     seed: int = 0
     fields: tuple[str, ...] | None = None

@@ -38,6 +38,8 @@ ROW_GROUP_ROWS = 10_000
 SHARD_ROWS = 200_000
 #: Example rows shown in the card.
 EXAMPLES = 3
+#: What ``DATA`` in a card's regenerate command stands for when the build was given a data root.
+DATA_ROOT = "the folder of original release files the build read (its `--data-dir`)"
 
 
 @dataclass(frozen=True)
@@ -109,10 +111,39 @@ def resolve_model(noise: NoiseModel | str, lang: str) -> NoiseModel:
 
 
 def default_config_name(source: str, lang: str, model: NoiseModel, seed: int) -> str:
-    """``<source>-<lang>-<noise>[-<non-default params>][-seed<N>]``, e.g. ``xquad-de-keyboard`` or
-    ``xquad-en-keyboard-coles``: unique per spec, readable for the common ones."""
+    """``<source>-<lang>-<noise>[-<non-default params>][-seed<N>]``, e.g. ``xquad-de-keyboard``,
+    ``xquad-en-keyboard-coles`` or ``sst2-en-grammar-nltkdata-3f9c0a1e`` (a file or folder parameter by its
+    content digest, see :meth:`NoiseModel.name_part`): unique per spec, readable for the common ones, and always
+    valid for ``datasets`` (:func:`~noisecraft.repo.valid_config_name` shortens a long one with a digest)."""
     name = f"{source.replace('/', '-')}-{lang}-{model.name_part()}"
     return valid_config_name(name if seed == 0 else f"{name}-seed{seed}")
+
+
+def held_config_name(repo: DatasetRepo, spec: dict[str, Any]) -> str | None:
+    """The config of ``repo`` that a build of ``spec`` without a config name rebuilds, if any: one built with the
+    same spec; else one with the same output (the same digests; files given by other paths); else one of the same
+    request (the same paths; files of other contents). So a folder whose configs were named by an older rule (a
+    file parameter by its folder's name) is rebuilt in place, never given a second copy under today's name;
+    :meth:`~noisecraft.repo.DatasetRepo.check_config` then refuses a different spec unless overwriting."""
+    def output(value: dict[str, Any]) -> dict[str, Any]:
+        return {key: item for key, item in value.items() if key not in ("params", "noise_spec")}
+
+    configs = repo.manifest["configs"]
+    for same in (lambda held: held == spec, lambda held: output(held) == output(spec),
+                 lambda held: _without_digests(held) == _without_digests(spec)):
+        for name, entry in configs.items():
+            if same(entry["spec"]):
+                return str(name)
+    return None
+
+
+def _without_digests(value: Any) -> Any:
+    """``value`` without its content digests (keys ``digest`` and ``*_digest``, at any depth)."""
+    if isinstance(value, dict):
+        return {k: _without_digests(v) for k, v in value.items() if k != "digest" and not k.endswith("_digest")}
+    if isinstance(value, list):
+        return [_without_digests(v) for v in value]
+    return value
 
 
 # --- one batch, in any process ----------------------------------------------------------------
@@ -212,16 +243,40 @@ class _Collected:
     digest: Any = field(default_factory=lambda: hashlib.blake2b(digest_size=16))
 
 
+def data_location(request: ConfigRequest) -> tuple[str, str] | None:
+    """Where the build's local data file lies, as the card names it: ``(path under DATA, what DATA stands for)``.
+
+    Under the data root the build was given (``--data-dir``) when the file is in it; else the path as the user gave
+    it, relative to the folder the build ran in (an absolute path inside that folder is made relative to it); a file
+    elsewhere by its name, under the folder that holds it. Never an absolute local path: cards are shared."""
+    if request.data_file is None:
+        return None
+    path = Path(request.data_file)
+    if request.data_dir is not None:
+        try:
+            return path.relative_to(request.data_dir).as_posix(), DATA_ROOT
+        except ValueError:
+            pass  # an absolute file outside the data root: as if no root was given
+    here = "the folder the build was run in"
+    if not path.is_absolute():
+        return path.as_posix(), here
+    try:
+        return path.relative_to(Path.cwd()).as_posix(), here
+    except ValueError:
+        return path.name, f"the folder that holds `{path.name}`"
+
+
 def _command(request: ConfigRequest, model: NoiseModel, fields: Sequence[str], name: str, split: str,
              repo: DatasetRepo) -> str:
-    """The ``noisecraft build`` command that regenerates this config (parsed back by the tests)."""
+    """The ``noisecraft build`` command that regenerates this config, runnable as printed from any folder once
+    ``DATA`` (see :func:`data_location`) and ``OUT`` are replaced (parsed back and run by the tests)."""
     args = ["noisecraft", "build", "--source", request.source, "--lang", request.lang, "--split", split,
             "--noise", format_noise(model, shareable=True), "--seed", str(request.seed), "--fields", *fields]
     if request.protect_entities:
         args.append("--protect-entities")
-    if request.data_file is not None:  # as given when relative; an absolute path is cut to its last two parts
-        path = Path(request.data_file)
-        args += ["--data-file", str(path if not path.is_absolute() else Path(*path.parts[-2:]))]
+    location = data_location(request)
+    if location is not None:
+        args += ["--data-dir", "DATA", "--data-file", location[0]]
     if request.revision is not None:
         args += ["--revision", request.revision]
     args += ["--config-name", name, "--dataset-version", repo.manifest["version"], "--out", "OUT"]
@@ -255,12 +310,12 @@ def build_config(repo: DatasetRepo, request: ConfigRequest, *, num_proc: int = 1
     model = model.for_labels(class_names) if class_names else model
     job = NoiseJob(model, request.seed, tuple(fields), info.labels, request.protect_entities, info.name)
     check_text_fields(data.features, job.fields, info.labels, info.name)
-    name = check_name("config", request.config_name or default_config_name(request.source, request.lang, model,
-                                                                           request.seed))
     spec = {"source": info.name, "lang": request.lang, "split": data.split, "fields": list(job.fields),
             "noise": model.noise_id, "noise_spec": format_noise(model, shareable=True), "params": model.shareable_params(),
             "digest": model.digest(), "seed": request.seed,
             "protect_entities": request.protect_entities, "revision": data.revision}
+    name = check_name("config", request.config_name or held_config_name(repo, spec)
+                      or default_config_name(request.source, request.lang, model, request.seed))
     repo.check_config(name, spec, overwrite)
     features = output_features(data.features, job.fields, model)
     collected = _Collected(ConfigStats.empty(job.fields, per_word=model.capabilities.edit_log != "whole-field",
@@ -286,6 +341,9 @@ def build_config(repo: DatasetRepo, request: ConfigRequest, *, num_proc: int = 1
         stats["columns"] = {name: dict(sorted(counts.items())) for name, counts in columns.items()}
     notes = [_shareable(warning) for step in model.steps() for warning in step.build_warnings(stats)]
     file = _file_identity(request.data_file)
+    location = data_location(request)
+    if file is not None and location is not None:
+        file["path"] = location[0]  # under the data root the card's DATA names
     origin = f"{file['name']} (sha256 {file['sha256'][:16]}...)" if file else data.origin  # no local paths in cards
     provenance = model.provenance()
     repo.record_config(name, {
@@ -307,6 +365,7 @@ def build_config(repo: DatasetRepo, request: ConfigRequest, *, num_proc: int = 1
             "param_rows": _param_rows(model),
             "source_citation": info.citation, "noise_citation": model.citation,
             "command": _command(request, model, job.fields, name, data.split, repo),
+            "data_root": location[1] if location is not None else "",
         },
     })
     return BuiltConfig(name, data.split, tuple(paths), stats, tuple(notes))

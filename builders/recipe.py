@@ -176,6 +176,7 @@ def requests(recipe: Recipe, data_dir: Path | None = None) -> list[ConfigRequest
                 for seed in seeds:
                     out.append(ConfigRequest(
                         source=group["source"], noise=model, lang=lang, split=group.get("split"), data_file=data_file,
+                        data_dir=data_dir if data_file is not None else None,
                         revision=group.get("revision") if data_file is None else None, seed=seed,
                         fields=tuple(group["fields"]) if "fields" in group else None,
                         config_name=group.get("config_name"), protect_entities=group.get("protect_entities", False),

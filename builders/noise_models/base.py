@@ -40,6 +40,20 @@ EditLog = Literal["recorded", "aligned", "whole-field"]
 _RUNTIMES: dict[Any, Any] = {}
 
 
+def content_digest(value: str | Path) -> str | None:
+    """The digest by which a local file or folder enters a seed: a file's :func:`~noisecraft.params.file_digest`,
+    a folder's :func:`~noisecraft.runtime.loading.folder_digest` (``sha256:...``); ``None`` when ``value`` names no
+    local file or folder (a Hub id, a built-in layout name)."""
+    path = Path(value).expanduser()
+    if path.is_file():
+        return file_digest(path)
+    if path.is_dir():
+        from noisecraft.runtime.loading import folder_digest  # the model layer, loaded only for a folder
+
+        return folder_digest(path)
+    return None
+
+
 @dataclass(frozen=True)
 class Capabilities:
     """What validation needs to know of a model (:mod:`noisecraft.noising` checks requests against it).
@@ -121,9 +135,7 @@ class NoiseModel:
                     out[spec.name] = value
             elif spec.file == "model":
                 if value and Path(value).expanduser().is_dir():
-                    from noisecraft.runtime.loading import folder_digest
-
-                    out[f"{spec.name}_digest"] = folder_digest(Path(value).expanduser())
+                    out[f"{spec.name}_digest"] = content_digest(value)
                 else:
                     out[spec.name] = value  # a Hub id (its resolved commit is in the provenance)
             elif spec.file is None:
@@ -137,9 +149,14 @@ class NoiseModel:
     def shareable_params(self) -> dict[str, Any]:
         """:meth:`params` with absolute local paths cut to their file names: what published rows and
         cards record (the seed already holds the file's content digest)."""
-        files = {spec.name for spec in self.param_specs() if spec.file is not None} | {"layout"}
+        files = self.path_params()
         return {key: Path(value).name if key in files and isinstance(value, str) and Path(value).is_absolute() else value
                 for key, value in self.params().items()}
+
+    def path_params(self) -> set[str]:
+        """The parameters whose value may name a local file or folder: those declared with ``file=``, and a
+        keyboard's ``layout`` (a built-in name or a layout file)."""
+        return {spec.name for spec in self.param_specs() if spec.file is not None} | {"layout"}
 
     @property
     def params_json(self) -> str:
@@ -147,18 +164,28 @@ class NoiseModel:
         return json.dumps(self.shareable_params(), sort_keys=True, ensure_ascii=False)
 
     def name_part(self) -> str:
-        """Config-name fragment: the name, plus the parameters that differ from their defaults."""
+        """Config-name fragment: the name, plus the parameters that differ from their defaults.
+
+        A parameter naming a local file or folder enters as ``<param>-<digest>``: the first 8 hex digits of the
+        content digest its seed uses (:func:`content_digest`), never the path's own names (``nltk_data`` or a
+        home folder say where a file lives, not what it holds). A Hub id enters by its last part (``opus-mt-en-fr``).
+        """
         parts = [self.name]
+        paths = self.path_params()
         for spec in self.param_specs():
             value = getattr(self, spec.name)
             if spec.init_only or spec.name == "lang" or value == spec.default:
                 continue  # the build's language is already part of the config name
-            if spec.file is not None:  # a path or model id by its last part (opus-mt-en-fr)
-                parts.append(re.sub(r"[^A-Za-z0-9.]+", "-", Path(str(value).rstrip("/")).name).strip("-") or spec.name)
+            key = spec.name.replace("_", "")
+            digest = content_digest(value) if spec.name in paths and isinstance(value, str) else None
+            if digest is not None:
+                parts.append(f"{key}-{digest.removeprefix('sha256:')[:8]}")
+            elif spec.file is not None:  # a Hub id (or a mined config's name) by its last part
+                parts.append(re.sub(r"[^A-Za-z0-9.]+", "-", Path(str(value).rstrip("/")).name).strip("-") or key)
             elif spec.choices is not None:
                 parts.append(str(value))
             else:
-                parts.append(f"{spec.name.replace('_', '')}{value}")
+                parts.append(f"{key}{value}")
         return "-".join(parts)
 
     def uses_lang(self) -> bool:
