@@ -22,7 +22,7 @@ EPILOG = """examples:
   noisecraft demo
   noisecraft build scripts/recipes/noiseqa-keyboard.toml --data-dir corpora/ --out out/
   noisecraft build --source xquad --lang de --noise keyboard --out out/
-  noisecraft build --source xquad --lang de --lang ru --data-file 'xquad/xquad.{lang}.json' --out out/
+  noisecraft build --source xquad --lang de --lang ru --data-dir corpora/ --data-file 'xquad/xquad.{lang}.json' --out out/
   noisecraft build --source glue/mrpc --noise 'swap(rate=0.1)' --seed 3 --out out/
   noisecraft build --source xquad --noise 'keyboard(mode=coles)' --noise 'misspelling(dictionary=d/) | keyboard' --out out/
   noisecraft build --source glue/mnli --noise copysort --data-file MNLI/dev_matched.tsv --out out/

@@ -112,7 +112,7 @@ def resolve_model(noise: NoiseModel | str, lang: str) -> NoiseModel:
 
 def default_config_name(source: str, lang: str, model: NoiseModel, seed: int) -> str:
     """``<source>-<lang>-<noise>[-<non-default params>][-seed<N>]``, e.g. ``xquad-de-keyboard``,
-    ``xquad-en-keyboard-coles`` or ``sst2-en-grammar-nltkdata-3f9c0a1e`` (a file or folder parameter by its
+    ``xquad-en-keyboard-coles`` or ``glue-sst2-en-grammar-nltkdata-3f9c0a1e`` (a file or folder parameter by its
     content digest, see :meth:`NoiseModel.name_part`): unique per spec, readable for the common ones, and always
     valid for ``datasets`` (:func:`~noisecraft.repo.valid_config_name` shortens a long one with a digest)."""
     name = f"{source.replace('/', '-')}-{lang}-{model.name_part()}"

@@ -263,8 +263,9 @@ def test_manifest_pins_the_input_rows_and_the_command_regenerates_the_bytes(tmp_
     assert entry["input"]["rows"] == 1190 and len(entry["input"]["rows_digest"]) == 32
     command = shlex.split(entry["card"]["command"])
     assert command[:2] == ["noisecraft", "build"]
-    args = [str(tmp_path / "b") if a == "OUT" else a for a in command[1:]]
-    args[args.index("--data-file") + 1] = str(corpus("xquad/xquad.de.json"))
+    data = corpus("xquad/xquad.de.json").parent  # the file lies outside the build's folder: DATA is the one holding it
+    args = [str(tmp_path / "b") if a == "OUT" else str(data) if a == "DATA" else a for a in command[1:]]
+    assert args[args.index("--data-file") + 1] == "xquad.de.json"
     rebuilt = subprocess.run([sys.executable, "-m", "noisecraft.cli", *args, "--no-progress"], capture_output=True,
                              text=True, timeout=120)
     assert rebuilt.returncode == 0, rebuilt.stderr

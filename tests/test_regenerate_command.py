@@ -1,0 +1,141 @@
+"""The card's regenerate command runs as printed: from any folder, once DATA and OUT are replaced.
+
+Each test builds a config, reads the command and the sentence saying what ``DATA`` stands for back from the
+card, runs the command from another folder with ``DATA`` replaced by that folder, and compares the parquet
+bytes with the first build's.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import shutil
+from pathlib import Path
+
+import pytest
+
+import noisecraft as nc
+from noisecraft.cli import main
+from noisecraft.errors import ConfigError
+from noisecraft.sources.registry import demo_file
+
+from conftest import REPO_ROOT, corpus
+
+
+def card_commands(out: Path) -> list[tuple[list[str], str]]:
+    """Every config's regenerate command (as argv) and what its DATA stands for ("" when it has no DATA)."""
+    card = (out / "README.md").read_text(encoding="utf-8")
+    found = re.findall(r"Regenerate:\n\n```bash\n(.+?)\n```\n\n(.+?)\n", card)
+    assert found, "the card prints no regenerate command"
+    commands = []
+    for command, note in found:
+        data = re.match(r"`DATA` stands for (.+), and `OUT` for the output folder", note)
+        assert data or note.startswith("`OUT` stands for the output folder"), note
+        commands.append((shlex.split(command), data.group(1) if data else ""))
+    return commands
+
+
+def regenerate(out: Path, data: Path | None, elsewhere: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Run the card's only command from ``elsewhere`` with DATA -> ``data`` and OUT -> ``elsewhere/again``."""
+    [(argv, _)] = card_commands(out)
+    assert argv[:2] == ["noisecraft", "build"] and "OUT" in argv
+    assert ("DATA" in argv) == (data is not None)
+    again = elsewhere / "again"
+    args = [str(data) if a == "DATA" else str(again) if a == "OUT" else a for a in argv[1:]]
+    elsewhere.mkdir(parents=True, exist_ok=True)
+    monkeypatch.chdir(elsewhere)
+    assert main([*args, "--no-progress"]) == 0
+    return again
+
+
+def same_parquet(first: Path, second: Path) -> None:
+    files = sorted(p.relative_to(first) for p in first.rglob("*.parquet"))
+    assert files and files == sorted(p.relative_to(second) for p in second.rglob("*.parquet"))
+    for file in files:
+        assert (first / file).read_bytes() == (second / file).read_bytes(), file
+
+
+def manifest_file(out: Path) -> dict:
+    [entry] = json.loads((out / "noisecraft.json").read_text(encoding="utf-8"))["configs"].values()
+    return entry["input"]["file"]
+
+
+def test_a_build_from_the_shipped_sample_under_a_data_dir(tmp_path, monkeypatch):
+    root = demo_file().parent
+    out = tmp_path / "out"
+    assert main(["build", "--source", "squad", "--data-dir", str(root), "--data-file", demo_file().name,
+                 "--noise", "keyboard(rate=0.5)", "--seed", "4", "--out", str(out), "--no-progress"]) == 0
+    [(argv, data)] = card_commands(out)
+    assert argv[argv.index("--data-dir") + 1] == "DATA" and argv[argv.index("--data-file") + 1] == demo_file().name
+    assert "--data-dir" in data and str(root) not in (out / "README.md").read_text(encoding="utf-8")
+    assert manifest_file(out)["path"] == demo_file().name
+    same_parquet(out, regenerate(out, root, tmp_path / "elsewhere", monkeypatch))
+
+
+def test_a_relative_data_file_without_a_data_dir_is_under_the_folder_the_build_ran_in(tmp_path, monkeypatch):
+    work = tmp_path / "work"
+    (work / "data").mkdir(parents=True)
+    shutil.copy(demo_file(), work / "data" / "squad.json")
+    monkeypatch.chdir(work)
+    out = tmp_path / "out"
+    assert main(["build", "--source", "squad", "--data-file", "data/squad.json", "--out", str(out), "--no-progress"]) == 0
+    [(argv, data)] = card_commands(out)
+    assert argv[argv.index("--data-file") + 1] == "data/squad.json" and data == "the folder the build was run in"
+    same_parquet(out, regenerate(out, work, tmp_path / "elsewhere", monkeypatch))
+
+
+def test_an_absolute_data_file_is_named_under_the_build_folder_or_its_own(tmp_path, monkeypatch):
+    inside = tmp_path / "work" / "sets" / "squad.json"
+    inside.parent.mkdir(parents=True)
+    shutil.copy(demo_file(), inside)
+    monkeypatch.chdir(tmp_path / "work")
+    nc.build("squad", "swap", tmp_path / "a", data_file=inside, progress=False)
+    [(argv, data)] = card_commands(tmp_path / "a")
+    assert argv[argv.index("--data-file") + 1] == "sets/squad.json" and data == "the folder the build was run in"
+
+    monkeypatch.chdir(tmp_path / "work" / "sets")
+    outside = tmp_path / "elsewhere" / "squad.json"  # outside the build's folder: by its name, DATA holds it
+    outside.parent.mkdir()
+    shutil.copy(demo_file(), outside)
+    nc.build("squad", "swap", tmp_path / "b", data_file=outside, progress=False)
+    [(argv, data)] = card_commands(tmp_path / "b")
+    assert argv[argv.index("--data-file") + 1] == "squad.json" and data == "the folder that holds `squad.json`"
+    assert str(tmp_path) not in (tmp_path / "b" / "README.md").read_text(encoding="utf-8")
+    same_parquet(tmp_path / "b", regenerate(tmp_path / "b", outside.parent, tmp_path / "third", monkeypatch))
+
+
+def test_a_hub_build_prints_no_data_dir(tmp_path):
+    nc.build("demo", "keyboard", tmp_path / "out", progress=False)
+    [(argv, data)] = card_commands(tmp_path / "out")
+    assert "--data-dir" not in argv and "--data-file" not in argv and data == ""
+
+
+@pytest.mark.parametrize("source, lang, relative", [("glue/mrpc", "en", "glue/MRPC/dev.tsv"),
+                                                    ("xquad", "de", "xquad/xquad.de.json")])
+def test_a_build_from_the_shared_corpora(source, lang, relative, tmp_path, monkeypatch):
+    root = corpus(relative).parents[relative.count("/")]
+    out = tmp_path / "out"
+    nc.build(source, "keyboard(rate=0.1)", out, lang=lang, data_dir=root, data_file=relative, seed=3, progress=False)
+    [(argv, _)] = card_commands(out)
+    assert argv[argv.index("--data-file") + 1] == relative and manifest_file(out)["path"] == relative
+    same_parquet(out, regenerate(out, root, tmp_path / "elsewhere", monkeypatch))
+
+
+def test_a_recipe_build_prints_its_files_under_its_data_dir(tmp_path, monkeypatch):
+    root = corpus("xquad/xquad.en.json").parents[1]
+    out = tmp_path / "out"
+    nc.build_recipe(REPO_ROOT / "scripts" / "recipes" / "noiseqa-keyboard.toml", out, data_dir=root, progress=False)
+    [(argv, _)] = card_commands(out)
+    assert argv[argv.index("--data-file") + 1] == "xquad/xquad.en.json"
+    same_parquet(out, regenerate(out, root, tmp_path / "elsewhere", monkeypatch))
+
+
+def test_a_data_dir_needs_a_data_file_and_must_exist(tmp_path, capsys):
+    with pytest.raises(ConfigError, match="give the file too"):
+        nc.build("demo", "keyboard", tmp_path / "out", data_dir=tmp_path, progress=False)
+    assert main(["build", "--source", "squad", "--data-dir", str(tmp_path / "missing"), "--data-file", "x.json",
+                 "--out", str(tmp_path / "out"), "--no-progress"]) == 2
+    [message] = capsys.readouterr().err.strip().splitlines()
+    assert "--data-dir" in message and "missing: no such folder" in message
+    assert not (tmp_path / "out").exists()
