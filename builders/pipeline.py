@@ -31,6 +31,7 @@ from noisecraft.sources.base import SourceData
 from noisecraft.sources.registry import load_source
 from noisecraft.stats import ConfigStats
 from noisecraft.version import DEFAULT_DATASET_VERSION
+from noisecraft.executors import Executor, check_engine, make_executor
 from noisecraft.workers import WorkerPool
 
 #: Rows per parquet row group, and per shard file (multiples of it keep the layout batch-independent).
@@ -170,14 +171,16 @@ def _process_item(item: tuple[NoiseJob, Any, str, int, Sequence[dict[str, Any]]]
 
 
 def run_batches(job: NoiseJob, data: SourceData, features: Any, num_proc: int, batch_size: int,
-                progress: bool = True, desc: str = "", pool: WorkerPool | None = None) -> Iterator[BatchResult]:
-    """Results of every batch, in source order; with more than one batch and ``num_proc > 1`` they run in the
-    build's :class:`~noisecraft.workers.WorkerPool` (``pool``, or one made for this call), at most ``2 * num_proc``
-    batches in flight (memory stays bounded by the batch)."""
+                progress: bool = True, desc: str = "", pool: Executor | None = None) -> Iterator[BatchResult]:
+    """Results of every batch, in source order; with more than one batch they run on the build's executor
+    (``pool``: a :class:`~noisecraft.workers.WorkerPool` of ``num_proc`` processes, made for this call when not
+    given, or a :class:`~noisecraft.executors.RayExecutor`), a bounded window of batches in flight (memory stays
+    bounded by the batch)."""
     from tqdm.auto import tqdm
 
-    parallel = num_proc > 1 and len(data.rows) > batch_size
-    workers = pool if parallel and pool is not None else WorkerPool(num_proc if parallel else 1)
+    several = len(data.rows) > batch_size
+    parallel = several and (pool.parallel if pool is not None else num_proc > 1)
+    workers: Executor = pool if parallel and pool is not None else WorkerPool(num_proc if parallel else 1)
     if parallel:
         workers.start()  # before the progress bar's monitor thread: then the workers can be forked
     seen: set[str] = set()
@@ -235,9 +238,9 @@ def check_sizes(num_proc: int, batch_size: int) -> None:
 
 
 def build_config(repo: DatasetRepo, request: ConfigRequest, *, num_proc: int = 1, batch_size: int = 1000,
-                 overwrite: bool = False, progress: bool = True, pool: WorkerPool | None = None) -> BuiltConfig:
+                 overwrite: bool = False, progress: bool = True, pool: Executor | None = None) -> BuiltConfig:
     """Build one config into ``repo`` and record it in the manifest (the card is rendered by the caller); ``pool``
-    is the build's worker pool (reused across its configs), made for this config when not given."""
+    is the build's executor (reused across its configs), a worker pool made for this config when not given."""
     check_sizes(num_proc, batch_size)
     if request.split is not None:
         check_name("split", request.split)  # before any work: datasets would not load the folder
@@ -352,14 +355,18 @@ def _param_rows(model: NoiseModel) -> list[dict[str, str]]:
 def build_all(out: Path, requests: Sequence[ConfigRequest], *, version: str = DEFAULT_DATASET_VERSION,
               pretty_name: str | None = None, recipe: dict[str, Any] | None = None, num_proc: int = 1,
               batch_size: int = 1000, overwrite: bool = False,
-              progress: bool = True, add_source: bool = False) -> list[BuiltConfig]:
+              progress: bool = True, add_source: bool = False, engine: str = "local",
+              ray_address: str | None = None) -> list[BuiltConfig]:
     """Build every request into the repo folder ``out`` and render its card: what ``noisecraft build``,
     ``nc.build`` and ``nc.build_recipe`` all do. ``recipe`` (resolved) is kept in the manifest. A folder that
-    holds configs of other sources takes a new source only with ``add_source`` (the card's sources change)."""
+    holds configs of other sources takes a new source only with ``add_source`` (the card's sources change).
+    ``engine`` runs the batches on this machine's process pool (``local``) or on Ray (``ray``, at ``ray_address``
+    or a Ray started here): the bytes written are the same."""
     if not requests:
         raise ConfigError("nothing to build")
     check_sizes(num_proc, batch_size)  # before the folder or the worker pool is made
-    with DatasetRepo(Path(out), version, pretty_name) as repo, WorkerPool(num_proc) as pool:
+    check_engine(engine, ray_address)
+    with DatasetRepo(Path(out), version, pretty_name) as repo, make_executor(engine, num_proc, ray_address) as pool:
         held = sorted({str(e["spec"].get("source")) for e in repo.manifest["configs"].values()})
         new = sorted({r.source for r in requests} - set(held))
         if held and new and not add_source:
