@@ -21,8 +21,10 @@ file system): the items carry paths and rows, not the files. Ray is behind the `
 
 from __future__ import annotations
 
+import json
+import os
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, Protocol, TypeVar
 
 from noisecraft.errors import ConfigError
@@ -35,6 +37,41 @@ R = TypeVar("R")
 ENGINES = ("local", "ray")
 #: Retries of a task whose worker process died (Ray's ``max_retries``); a failure of the function itself is final.
 MAX_RETRIES = 3
+#: Environment variables (by prefix) that say where models and outputs are cached and how the Hub is reached
+#: (``NOISECRAFT_CACHE``, ``HF_HUB_OFFLINE``, ...): every Ray task and model actor runs with the driver's values,
+#: since Ray workers start with the environment of the cluster, not of the process that submits the work.
+FORWARDED_PREFIXES = ("NOISECRAFT_", "HF_")
+
+
+def driver_environment() -> dict[str, str]:
+    """The forwarded variables as this process has them."""
+    return {k: v for k, v in os.environ.items() if k.startswith(FORWARDED_PREFIXES)}
+
+
+def _use_environment(environment: dict[str, str]) -> None:
+    """Make this (worker) process's forwarded variables exactly ``environment``: set them, drop the others."""
+    for key in [k for k in os.environ if k.startswith(FORWARDED_PREFIXES) and k not in environment]:
+        del os.environ[key]
+    os.environ.update(environment)
+
+
+def _call(environment: dict[str, str], function: Callable[[T], R], item: T) -> R:
+    """One Ray task: ``function(item)`` under the driver's forwarded environment."""
+    _use_environment(environment)
+    return function(item)
+
+
+class _ModelActor:
+    """A Ray Data actor of a model-based build: it keeps its process, so the model that ``function`` loads on its
+    first chunk (models are loaded once per process) serves every later chunk."""
+
+    def __init__(self, function: Callable[[list[Any]], list[Any]], environment: dict[str, str]) -> None:
+        _use_environment(environment)
+        self.function = function
+
+    def __call__(self, batch: dict[str, Any]) -> dict[str, Any]:
+        outputs = [json.dumps(self.function(json.loads(chunk)), ensure_ascii=False) for chunk in batch["chunk"]]
+        return {"index": list(batch["index"]), "outputs": outputs}
 
 
 class Executor(Protocol):
@@ -88,7 +125,7 @@ class RayExecutor:
         self.address, self.num_cpus, self.max_retries = address, num_cpus, max_retries
         self._ray: Any = None
         self._owned = False
-        self._remotes: dict[Callable[..., Any], Any] = {}
+        self._remote: Any = None
 
     def __enter__(self) -> RayExecutor:
         return self
@@ -111,21 +148,19 @@ class RayExecutor:
         """CPUs of the cluster (the default window is twice this many tasks)."""
         return max(1, int(self.start().cluster_resources().get("CPU", 1)))
 
-    def _remote(self, function: Callable[..., Any]) -> Any:
-        if function not in self._remotes:
-            self._remotes[function] = self.start().remote(max_retries=self.max_retries, retry_exceptions=False)(function)
-        return self._remotes[function]
-
     def imap(self, function: Callable[[T], R], items: Iterable[T], in_flight: int | None = None) -> Iterator[R]:
         """``function(item)`` for every item as a Ray task, in input order; at most ``in_flight`` (default: twice the
         cluster's CPUs) tasks submitted and not yet consumed, so the driver's memory holds a window, not the input."""
         ray = self.start()
-        remote = self._remote(function)
+        if self._remote is None:
+            self._remote = ray.remote(max_retries=self.max_retries, retry_exceptions=False)(_call)
         limit = in_flight or 2 * self.cluster_cpus()
+        environment = driver_environment()
+        function_ref = ray.put(function)  # shipped once, not with every task
         pending: deque[Any] = deque()
         try:
             for item in items:
-                pending.append(remote.remote(item))
+                pending.append(self._remote.remote(environment, function_ref, item))
                 if len(pending) >= limit:
                     yield self._get(ray, pending.popleft())
             while pending:
@@ -133,6 +168,27 @@ class RayExecutor:
         finally:
             for ref in pending:  # abandoned (an error, or the consumer stopped): free the cluster
                 ray.cancel(ref, force=False)
+
+    def map_chunks(self, function: Callable[[list[Any]], list[Any]],
+                   chunks: Sequence[list[Any]]) -> Iterator[tuple[int, list[Any]]]:
+        """``function(chunk)`` for every chunk of model inputs on a pool of Ray Data actors (``map_batches``, one
+        chunk per batch; one actor per CPU, or per GPU with ``num_gpus=1`` each when the cluster has GPUs), as
+        ``(chunk index, outputs)`` in the order they finish. Inputs and outputs cross as JSON, as the cache keeps
+        them. A :data:`~noisecraft.runtime.offload.ChunkRunner` (see :mod:`noisecraft.runtime.offload`)."""
+        ray = self.start()
+        data = require("ray.data", "ray")
+        context = data.DataContext.get_current()
+        context.enable_progress_bars = False  # the model layer's caller shows progress; Ray's bars would interleave
+        gpus = int(ray.cluster_resources().get("GPU", 0))
+        actors = max(1, min(len(chunks), gpus or self.cluster_cpus()))
+        dataset = data.from_items([{"index": k, "chunk": json.dumps(chunk, ensure_ascii=False)}
+                                   for k, chunk in enumerate(chunks)], override_num_blocks=max(1, len(chunks)))
+        # Ray Data restarts an actor that dies and retries its chunk (its defaults: max_restarts=-1,
+        # max_task_retries=-1); an exception raised by the model itself fails the build
+        results = dataset.map_batches(_ModelActor, fn_constructor_args=(function, driver_environment()), batch_size=1,
+                                      compute=data.ActorPoolStrategy(size=actors), num_gpus=1 if gpus else 0)
+        for row in results.iter_rows():
+            yield int(row["index"]), json.loads(row["outputs"])
 
     @staticmethod
     def _get(ray: Any, ref: Any) -> Any:
@@ -149,5 +205,4 @@ class RayExecutor:
         """Shut Ray down if this executor started or connected it."""
         if self._ray is not None and self._owned:
             self._ray.shutdown()
-        self._ray, self._owned = None, False
-        self._remotes.clear()
+        self._ray, self._owned, self._remote = None, False, None

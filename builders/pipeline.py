@@ -27,11 +27,12 @@ from noisecraft.noise_models.base import NoiseModel
 from noisecraft.noise_models.registry import format_noise, parse_noise
 from noisecraft.noising import NoiseJob, check_text_fields, perturb_rows, prepare_field
 from noisecraft.repo import DatasetRepo, check_name, valid_config_name
+from noisecraft.runtime.offload import running_chunks_with
 from noisecraft.sources.base import SourceData
 from noisecraft.sources.registry import load_source
 from noisecraft.stats import ConfigStats
 from noisecraft.version import DEFAULT_DATASET_VERSION
-from noisecraft.executors import Executor, check_engine, make_executor
+from noisecraft.executors import Executor, RayExecutor, check_engine, make_executor
 from noisecraft.workers import WorkerPool
 
 #: Rows per parquet row group, and per shard file (multiples of it keep the layout batch-independent).
@@ -271,8 +272,10 @@ def build_config(repo: DatasetRepo, request: ConfigRequest, *, num_proc: int = 1
     columns: dict[str, Counter[Any]] = {}
 
     if model.capabilities.model_based:  # every input of the split through the model at once (see Capabilities)
-        for field_name in job.fields:
-            prepare_field(job, data.rows, field_name, progress)
+        # on Ray, a model computes its missing outputs on Ray Data actors and stores them in the cache here
+        with running_chunks_with(pool.map_chunks if isinstance(pool, RayExecutor) else None):
+            for field_name in job.fields:
+                prepare_field(job, data.rows, field_name, progress)
 
     def tables() -> Iterator[Any]:
         for result in run_batches(job, data, features, num_proc, batch_size, progress, desc=name, pool=pool):

@@ -78,6 +78,24 @@ def test_ray_mining_gives_the_local_dictionary_and_resumes_from_checkpoints(ray_
            {k: v for k, v in local_dict.stats.items() if k != "seconds"}
 
 
+def test_model_outputs_come_from_ray_data_actors_into_the_cache_a_local_rebuild_reads(ray_cluster, tmp_path,
+                                                                                     monkeypatch):
+    from noisecraft.runtime.heads import Head
+
+    from tiny_models import tiny_model
+
+    spec = f"replace-entity(tagger={tiny_model('ner-tagger')})"
+    options = dict(data_file=XQUAD_EN, noise=spec, batch_size=400, progress=False)
+    monkeypatch.setenv("NOISECRAFT_CACHE", str(tmp_path / "cache-local"))
+    nc.build("xquad", out=tmp_path / "local", **options)
+    monkeypatch.setenv("NOISECRAFT_CACHE", str(tmp_path / "cache-ray"))
+    monkeypatch.setattr(Head, "_compute", lambda *a, **k: pytest.fail("the driver ran the model"))
+    nc.build("xquad", out=tmp_path / "ray", engine="ray", **options)  # the actors' processes run the real _compute
+    assert _files(tmp_path / "local") == _files(tmp_path / "ray")
+    nc.build("xquad", out=tmp_path / "again", **options)  # local, still without a model: served from the cache
+    assert _files(tmp_path / "again") == _files(tmp_path / "local")
+
+
 def test_a_killed_worker_is_retried_and_results_stay_in_order(ray_cluster, tmp_path):
     marker = tmp_path / "killed-once"
 
