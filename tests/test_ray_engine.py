@@ -85,14 +85,14 @@ def test_model_outputs_come_from_ray_data_actors_into_the_cache_a_local_rebuild_
     from tiny_models import tiny_model
 
     spec = f"replace-entity(tagger={tiny_model('ner-tagger')})"
-    options = dict(data_file=XQUAD_EN, noise=spec, batch_size=400, progress=False)
+    options = dict(noise=spec, progress=False)  # the 41-row demo sample: Ray runs the model, the one batch runs here
     monkeypatch.setenv("NOISECRAFT_CACHE", str(tmp_path / "cache-local"))
-    nc.build("xquad", out=tmp_path / "local", **options)
+    nc.build("demo", out=tmp_path / "local", **options)
     monkeypatch.setenv("NOISECRAFT_CACHE", str(tmp_path / "cache-ray"))
     monkeypatch.setattr(Head, "_compute", lambda *a, **k: pytest.fail("the driver ran the model"))
-    nc.build("xquad", out=tmp_path / "ray", engine="ray", **options)  # the actors' processes run the real _compute
+    nc.build("demo", out=tmp_path / "ray", engine="ray", **options)  # the actors' processes run the real _compute
     assert _files(tmp_path / "local") == _files(tmp_path / "ray")
-    nc.build("xquad", out=tmp_path / "again", **options)  # local, still without a model: served from the cache
+    nc.build("demo", out=tmp_path / "again", **options)  # local, still without a model: served from the cache
     assert _files(tmp_path / "again") == _files(tmp_path / "local")
 
 
