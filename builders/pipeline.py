@@ -23,6 +23,7 @@ from typing import Any
 
 from noisecraft.config_request import ConfigRequest
 from noisecraft.errors import ConfigError, InputError
+from noisecraft.executors import Executor, RayExecutor, check_engine, make_executor
 from noisecraft.noise_models.base import NoiseModel
 from noisecraft.noise_models.registry import format_noise, parse_noise
 from noisecraft.noising import NoiseJob, check_text_fields, perturb_rows, prepare_field
@@ -32,7 +33,6 @@ from noisecraft.sources.base import SourceData
 from noisecraft.sources.registry import load_source
 from noisecraft.stats import ConfigStats
 from noisecraft.version import DEFAULT_DATASET_VERSION
-from noisecraft.executors import Executor, RayExecutor, check_engine, make_executor
 from noisecraft.workers import WorkerPool
 
 #: Rows per parquet row group, and per shard file (multiples of it keep the layout batch-independent).

@@ -36,6 +36,7 @@ from rapidfuzz.distance import Levenshtein
 
 from noisecraft.citations import WIKIEDIT_CITATION
 from noisecraft.errors import ConfigError, InputError
+from noisecraft.executors import check_engine, make_executor
 from noisecraft.mining.mediawiki import DumpError, DumpReader, PageEnd, Revision
 from noisecraft.mining.output import MinedDictionary
 from noisecraft.mining.wiki_text import LanguageText, strip_markup
@@ -44,7 +45,6 @@ from noisecraft.repo import atomic_write_text
 from noisecraft.seeding import params_digest
 from noisecraft.text_files import cannot_read, unique_files
 from noisecraft.text_units import tokenize
-from noisecraft.executors import check_engine, make_executor
 
 logger = logging.getLogger(__name__)
 
