@@ -199,7 +199,8 @@ class _ImportanceSalad(NoiseModel):
     revision: str | None = param(None, "Hub revision (branch, tag or commit) of the model; resolved to its commit")
     r: float = param(0.5, "share of the text's words transformed (the least important ones)", min=0.0, max=1.0)
     lang: str = param("en", LANG_HELP)
-    max_length: int = param(128, "model inputs truncated to this many tokens (later words count as importance 0)",
+    max_length: int = param(128, "model inputs truncated to this many tokens, or the model's own limit when lower (words "
+                                           "past it count as importance 0)",
                             min=8)
     device: str = param("auto", "auto (cuda, then mps, then cpu), cuda, cuda:N, mps or cpu: where the model runs",
                         init_only=True)
@@ -217,11 +218,16 @@ class _ImportanceSalad(NoiseModel):
                               "model folder")
 
     def load(self) -> ImportanceRuntime:
+        return ImportanceRuntime(self._head, self.noise_id, self.model)
+
+    def _head(self) -> Any:
+        """The model's head, inputs truncated to ``max_length`` or the model's own limit, whichever is lower."""
         from noisecraft.runtime.heads import load_head
 
-        loader = partial(load_head, self.model, self.revision or None, self.device, self.dtype, extra="salad",
-                         max_length=self.max_length, token_budget=self.token_budget)
-        return ImportanceRuntime(loader, self.noise_id, self.model)
+        load = partial(load_head, self.model, self.revision or None, self.device, self.dtype, extra="salad",
+                       token_budget=self.token_budget)
+        stated = load().max_length  # the tokenizer's (or position table's) limit
+        return load(max_length=min(self.max_length, stated))
 
     @property
     def _runtime(self) -> ImportanceRuntime:
