@@ -11,7 +11,8 @@ cross-entropy of the model's *predicted* label (one forward and one backward per
 and ``long-term`` stay whole; punctuation is never touched); its score is the **sum** of the scores of the
 sub-tokens that start inside it, and its importance is the magnitude of that sum (a word that strongly supports
 or strongly opposes the prediction matters; one whose gradient is near zero does not). Words past the model's
-``max_length`` get no gradient and count as importance 0. **Ties** are broken by position: of two words of
+``max_length`` get no gradient and count as importance 0. Importance is rounded to 6 decimals (the runtime's
+rounding policy), so the order does not turn on the last bits of a batch's arithmetic. **Ties** are broken by position: of two words of
 equal importance the earlier one ranks as the more important, so the ranking is one total order.
 
 **The transformations** (``k = floor(r · n + 1/2)`` of the ``n`` words of the text):
@@ -53,6 +54,7 @@ from noisecraft.errors import ConfigError
 from noisecraft.noise_models.base import Capabilities, NoiseInput, NoiseModel
 from noisecraft.noise_models.destructive import LANG_HELP
 from noisecraft.params import param
+from noisecraft.runtime.postprocess import DECIMALS
 from noisecraft.runtime.device import DTYPES
 from noisecraft.seeding import ExampleRng
 from noisecraft.text_units import token_spans
@@ -143,7 +145,9 @@ def is_word(token: str) -> bool:
 
 def word_importance(item: dict[str, Any], words: Sequence[Span], sequence: int) -> list[float]:
     """Importance of each word of one text of an importance result: the magnitude of the sum of the scores of the
-    sub-tokens of text ``sequence`` that start inside the word (0 for a word the length limit cut off)."""
+    sub-tokens of text ``sequence`` that start inside the word (0 for a word the length limit cut off), rounded to
+    :data:`~noisecraft.runtime.postprocess.DECIMALS` decimals: the order must not turn on the last bits of a batch's
+    arithmetic (padding moves scores by ~1e-7), and what rounding makes equal is ordered by position."""
     starts = [a for a, _ in words]
     sums = [0.0] * len(words)
     for seq, offset, score in zip(item["sequence_ids"], item["offsets"], item["scores"]):
@@ -152,7 +156,7 @@ def word_importance(item: dict[str, Any], words: Sequence[Span], sequence: int) 
         index = bisect_right(starts, offset[0]) - 1
         if index >= 0 and offset[0] < words[index][1]:
             sums[index] += score
-    return [abs(s) for s in sums]
+    return [round(abs(s), DECIMALS) for s in sums]
 
 
 def ranking(importance: Sequence[float]) -> list[int]:
