@@ -126,11 +126,13 @@ class ImportanceRuntime:
             raise ConfigError(f"{self._noise_id} model={self._model}: its vocabulary has no whole alphabetic word")
         return words
 
-    def importance(self, inputs: Sequence[ClassifierInput]) -> list[dict[str, Any]]:
-        """The head's importance result of every input, in input order; each distinct input computed at most once."""
+    def importance(self, inputs: Sequence[ClassifierInput], progress: bool = False) -> list[dict[str, Any]]:
+        """The head's importance result of every input, in input order; each distinct input computed at most once
+        (a progress bar over the model's batches when ``progress``)."""
         missing = list(dict.fromkeys(i for i in inputs if i not in self._memory))
         if missing:
             self.check()
+            self.head.progress = progress
             self._memory.update(zip(missing, self.head.run(self.task, missing, desc="importance")))
         return [self._memory[i] for i in inputs]
 
@@ -254,8 +256,9 @@ class _ImportanceSalad(NoiseModel):
                 "longer describe the text.")
 
     def prepare(self, batch: NoiseInput, progress: bool = True) -> None:
-        """Score every input of the split at once (the batches then find them in memory or the disk cache)."""
-        self._runtime.importance(self._inputs(batch))
+        """Score every input of the split at once (the batches then find them in memory or the disk cache), with a
+        progress bar when ``progress``."""
+        self._runtime.importance(self._inputs(batch), progress)
 
     def _inputs(self, batch: NoiseInput) -> list[ClassifierInput]:
         """The classifier's input of each row: ``(text,)``, or the pair in the task's order."""
