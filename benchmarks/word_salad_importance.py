@@ -74,6 +74,7 @@ def main() -> None:
     import torch
 
     from noisecraft.runtime.heads import DEFAULT_TOKEN_BUDGET
+
     from tiny_models import tiny_model
 
     if args.device.startswith("cuda") and not torch.cuda.is_available():

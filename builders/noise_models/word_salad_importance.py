@@ -12,12 +12,12 @@ and ``long-term`` stay whole; punctuation is never touched); its score is the **
 sub-tokens that start inside it, and its importance is the magnitude of that sum (a word that strongly supports
 or strongly opposes the prediction matters; one whose gradient is near zero does not). Words past the model's
 ``max_length`` get no gradient and count as importance 0. Importance is rounded to 6 decimals (the runtime's
-rounding policy), so the order does not turn on the last bits of a batch's arithmetic. **Ties** are broken by position: of two words of
-equal importance the earlier one ranks as the more important, so the ranking is one total order.
+rounding policy), so the order does not turn on the last bits of a batch's arithmetic. **Ties** are broken by
+position: of two words of equal importance the earlier one ranks as the more important (one total order).
 
 **The transformations** (``k = floor(r · n + 1/2)`` of the ``n`` words of the text):
 
-* ``drop``: the ``k`` least important words are deleted (with the space after them; at most ``n - 1``, so a
+* ``drop``: the ``k`` least important words are deleted with the space next to them (at most ``n - 1``, so a
   text is never emptied); the rest stay in order, byte for byte.
 * ``repeat``: each of the ``k`` least important words (at most ``n - 1``) is replaced by one of the ``n - k``
   more important words, drawn uniformly from the row's own generator.
@@ -27,11 +27,12 @@ equal importance the earlier one ranks as the more important, so the ranking is 
 * ``copyone`` (pair tasks): the second text is replaced by the single most important word of the first
   (importance over the pair as the model reads it).
 
-**Which text, per task** (the mapping our recipe ``scripts/recipes/word-salad-glue.toml`` uses, following the
-paper's set-up: one text of a pair is destroyed, the other kept; copy transformations fill the second text
-from the first): SST-2 the sentence; MRPC ``sentence1`` (``copyone``: ``sentence2``); QQP ``question2``;
-MNLI the hypothesis (``copyone``: the hypothesis, from the premise's most important word). The models noise
-whatever field a build names; for a field of a pair task the importance is still computed over the pair.
+**Which text, per task.** As for the lexical family, one text per example is destroyed and the other (on a pair
+task) kept: ``drop``, ``repeat`` and ``replace`` touch the sources' default field (SST-2 ``sentence``, MRPC
+``sentence1``, QQP ``question1``, MNLI ``hypothesis``, QNLI ``sentence``), what ``scripts/recipes/word-salad-glue.toml``
+builds; ``copyone``, like ``copysort``, always rewrites the second text (MRPC ``sentence2``, QQP ``question2``, MNLI
+``hypothesis``, from the premise's most important word). The models noise whatever field a build names; on a field of
+a pair task the importance is still computed over the whole pair, as the classifier reads it.
 
 Scores are computed in :meth:`prepare` over the split's distinct inputs (inner batches depend on the inputs,
 never on ``--num-proc``) and cached on disk by the head's fingerprint, which does not hold ``r`` or the seed:
@@ -54,8 +55,8 @@ from noisecraft.errors import ConfigError
 from noisecraft.noise_models.base import Capabilities, NoiseInput, NoiseModel
 from noisecraft.noise_models.destructive import LANG_HELP
 from noisecraft.params import param
-from noisecraft.runtime.postprocess import DECIMALS
 from noisecraft.runtime.device import DTYPES
+from noisecraft.runtime.postprocess import DECIMALS
 from noisecraft.seeding import ExampleRng
 from noisecraft.text_units import token_spans
 
@@ -293,6 +294,7 @@ class DropWords(_ImportanceSalad):
 
     name: ClassVar[str] = "drop"
     version: ClassVar[int] = 1
+    capabilities: ClassVar[Capabilities] = Capabilities(protects_spans=False, model_based=True, deterministic=True)
 
     def action(self) -> str:
         return (f"the {self.r:.0%} least important words of the text are deleted (at least one word is kept); the "
@@ -364,7 +366,7 @@ class CopyOne(_ImportanceSalad):
     name: ClassVar[str] = "copyone"
     version: ClassVar[int] = 1
     capabilities: ClassVar[Capabilities] = Capabilities(input="pair", protects_spans=False, edit_log="whole-field",
-                                                        model_based=True)
+                                                        model_based=True, deterministic=True)
 
     def action(self) -> str:
         return "the second text of the pair is replaced by the single most important word of the first text."
