@@ -233,3 +233,14 @@ def test_a_model_without_input_embeddings_is_one_line_and_writes_nothing(one_wor
 def test_a_model_is_required():
     with pytest.raises(ConfigError, match="replace@1 needs model="):
         nc.noise("replace")
+
+
+def test_the_parquet_does_not_depend_on_num_proc_or_batch_size(one_word, tmp_path):
+    """prepare hands the model the whole split, so worker processes only read the cache: byte-identical output."""
+    tsv = sst2(tmp_path, rows=20)
+    outputs = []
+    for name, kwargs in (("one", {}), ("two", {"num_proc": 2, "batch_size": 3})):
+        [built] = nc.build("glue/sst2", nc.noise("replace", model=one_word), tmp_path / name, data_file=tsv, seed=5,
+                           progress=False, **kwargs)
+        outputs.append(b"".join(p.read_bytes() for p in sorted(built.path.parent.glob("*.parquet"))))
+    assert outputs[0] and outputs[0] == outputs[1]
