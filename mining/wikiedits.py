@@ -20,7 +20,6 @@ mined once (also said), and each file's compression and encoding are reported.
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import json
 import logging
@@ -45,6 +44,11 @@ from noisecraft.seeding import params_digest
 from noisecraft.text_files import cannot_read, unique_files
 from noisecraft.text_units import tokenize
 from noisecraft.workers import WorkerPool
+
+try:  # difflib's algorithm compiled (the same opcodes, tested): about 4x faster on token lists
+    from cydifflib import SequenceMatcher
+except ImportError:
+    from difflib import SequenceMatcher
 
 logger = logging.getLogger(__name__)
 
@@ -179,7 +183,7 @@ class WikiEditMiner:
             if best is None:
                 continue
             before, after = cache.sentences([best[0]]), cache.sentences([new_line])
-            matcher = difflib.SequenceMatcher(None, before, after, autojunk=False)
+            matcher = SequenceMatcher(None, before, after, autojunk=False)
             for op, i1, i2, j1, j2 in matcher.get_opcodes():
                 if op != "replace":
                     continue
@@ -207,7 +211,7 @@ class WikiEditMiner:
         a, b = cache.tokens(before), cache.tokens(after)
         if not (self.min_tokens <= len(a) <= self.max_tokens and self.min_tokens <= len(b) <= self.max_tokens):
             return []
-        ops = [op for op in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes() if op[0] != "equal"]
+        ops = [op for op in SequenceMatcher(None, a, b, autojunk=False).get_opcodes() if op[0] != "equal"]
         if not 0 < sum(max(i2 - i1, j2 - j1) for _, i1, i2, j1, j2 in ops) <= self.max_differing_tokens:
             return []
         pairs = []
