@@ -70,8 +70,9 @@ class _Walk:
         self.tokens = token_list[::-1]
         self.t, _, self.entity, self.visible = _library()
         t = self.t
+        self.text_type = t.Text
         self.handlers: dict[type, Callable[[Any], str | None]] = {
-            t.Text: self._text, t.TemplateOpen: self._template, t.ArgumentOpen: self._argument,
+            t.TemplateOpen: self._template, t.ArgumentOpen: self._argument,
             t.WikilinkOpen: self._wikilink, t.ExternalLinkOpen: self._external_link,
             t.HTMLEntityStart: self._entity, t.HeadingStart: self._heading, t.CommentStart: self._comment,
             t.TagOpenOpen: self._tag,
@@ -84,21 +85,23 @@ class _Walk:
 
     def _node(self, token: Any, into: _Segment | None) -> None:
         """Consume one node starting with ``token``; add its stripped text (and raw facts) to ``into``."""
+        if type(token) is self.text_type:  # most tokens: handled here, without a handler call
+            if into is not None:
+                text = token.get("text")  # a token is a dict; ``token.text`` reads the same key, slower
+                if text:
+                    into.parts.append(text)
+                    into.nonempty = True
+                if into.raw is not None:
+                    into.raw.append(text)
+            return
         handler = self.handlers.get(type(token))
         if handler is None:
             raise Unsupported(f"unexpected {type(token).__name__}")
         stripped = handler(token)
-        if into is None:
-            return
-        if stripped:
-            into.parts.append(stripped)
-        if type(token) is self.t.Text:
-            text = token.text
-            into.nonempty = into.nonempty or bool(text)
-            if into.raw is not None:
-                into.raw.append(text)
-        else:  # every other node renders with its delimiters, so its raw text is never empty
-            into.nonempty = True
+        if into is not None:
+            if stripped:
+                into.parts.append(stripped)
+            into.nonempty = True  # every other node renders with its delimiters: its raw text is never empty
             into.raw = None
 
     def top(self) -> str:
@@ -108,9 +111,6 @@ class _Walk:
         return segment.strip()
 
     # --- one method per Builder handler ------------------------------------------------------
-
-    def _text(self, token: Any) -> str | None:
-        return token.text
 
     def _template(self, token: Any) -> None:
         t, in_param = self.t, False

@@ -77,7 +77,9 @@ class LanguageText:
             start = 0
             for match in _SENTENCE_END.finditer(line):
                 candidate = line[start : match.end()].strip()
-                last = _LAST_WORD.search(candidate)
+                # the candidate ends with the match's stops and closing quotes, and a stop is never a closing
+                # quote: without a full stop in the match, no "word." can end the candidate
+                last = _LAST_WORD.search(candidate) if "." in match.group() else None
                 if last and (last.group(1) in self._prefixes or len(last.group(1)) == 1):
                     continue  # "Dr." or an initial: the sentence goes on
                 if candidate:

@@ -66,7 +66,11 @@ def changed_lines(old: str, new: str) -> tuple[list[str], list[str]]:
     A wikitext paragraph is one line, so an edit shows up as the old and new versions of the lines
     it touched; everything else is never parsed.
     """
-    a, b = old.split("\n"), new.split("\n")
+    return _changed(old.split("\n"), new.split("\n"))
+
+
+def _changed(a: list[str], b: list[str]) -> tuple[list[str], list[str]]:
+    """:func:`changed_lines` of two revisions already split into lines."""
     head = 0
     limit = min(len(a), len(b))
     while head < limit and a[head] == b[head]:
@@ -88,6 +92,14 @@ class SentenceCache:
         self.limit = limit
         self.lines: dict[str, list[str]] = {}
         self.token_lists: dict[str, list[str]] = {}
+        self.quick_lists: dict[str, list[str]] = {}
+        self._split: tuple[str, list[str]] = ("", [""])
+
+    def split(self, revision: str) -> list[str]:
+        """The lines of a revision's text; the newer text of one pair is the older of the next, split once."""
+        if revision is not self._split[0]:
+            self._split = (revision, revision.split("\n"))
+        return self._split[1]
 
     def sentences(self, lines: list[str]) -> list[str]:
         out: list[str] = []
@@ -110,9 +122,21 @@ class SentenceCache:
             self.token_lists[sentence] = found
         return found
 
+    def quick_tokens(self, sentence: str) -> list[str]:
+        """The regex tokens (:func:`noisecraft.text_units.tokenize`) that bound the tokens before they are made."""
+        found = self.quick_lists.get(sentence)
+        if found is None:
+            found = tokenize(sentence)
+            if len(self.quick_lists) >= self.limit:
+                self.quick_lists.clear()
+            self.quick_lists[sentence] = found
+        return found
+
     def clear(self) -> None:
         self.lines.clear()
         self.token_lists.clear()
+        self.quick_lists.clear()
+        self._split = ("", [""])
 
 
 @dataclass
@@ -175,7 +199,7 @@ class WikiEditMiner:
         old one (at least 50 % similar: a rewrite or a moved section is not an edit); only paired
         lines are stripped of markup and split, and their sentences aligned with difflib.
         """
-        old_lines, new_lines = changed_lines(old, new)
+        old_lines, new_lines = _changed(cache.split(old), cache.split(new))
         if not old_lines or not new_lines or len(old_lines) * len(new_lines) > MAX_BLOCK * MAX_BLOCK:
             return
         for new_line in new_lines:
@@ -202,7 +226,7 @@ class WikiEditMiner:
         # The regex tokens bound the Moses ones closely enough to skip Moses (the slow part) on
         # pairs that are clearly too long, too short or too different. A run of Thai, Chinese or Japanese is one
         # regex token however many words the segmenter finds in it, so there they bound nothing from below.
-        quick_a, quick_b = tokenize(before), tokenize(after)
+        quick_a, quick_b = cache.quick_tokens(before), cache.quick_tokens(after)
         fewest = 1 if cache.text.segmented else self.min_tokens
         if not (fewest <= len(quick_a) and fewest <= len(quick_b)) or \
                 len(quick_a) > 2 * self.max_tokens or len(quick_b) > 2 * self.max_tokens or \
