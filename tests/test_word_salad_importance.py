@@ -82,6 +82,18 @@ def test_vocabulary_words_are_whole_alphabetic_and_never_special_or_continuation
         "run", "the", "éte")
     assert vocabulary_words(["<s>", "Ġthe", "ing", "Ġrun", "Ġ3", "Ġ"], ["<s>"]) == ("run", "the")  # byte-level BPE
     assert vocabulary_words(["<unk>", "▁the", "ing", "▁Run"], ["<unk>"]) == ("Run", "the")  # SentencePiece
+    assert vocabulary_words(["Ġcaf", "ĠcafÃ©", "ĠÃ", "Ġnaïve"], []) == ("caf", "café")  # bytes read back to text
+
+
+def test_a_real_byte_level_vocabulary_gives_words_that_encode_as_one_piece():
+    """GPT-2's real vocabulary (RoBERTa's): every word drawn is spelled right and is one vocabulary piece."""
+    import transformers
+
+    tokenizer = transformers.AutoTokenizer.from_pretrained(tiny_model("tok-gpt2-bpe"))
+    words = vocabulary_words(list(tokenizer.get_vocab()), list(tokenizer.all_special_tokens))
+    assert len(words) > 20_000 and {"the", "river", "café"} <= set(words)
+    for word in words[::97]:
+        assert len(tokenizer.tokenize(" " + word)) == 1, word
 
 
 # --- the toy classifier's gradient ---------------------------------------------------------------------------------

@@ -44,9 +44,9 @@ the text, which is the point of the test (a model should lose confidence).
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from functools import cached_property, partial
+from functools import cache, cached_property, partial
 from typing import Any, ClassVar
 
 from noisecraft.citations import WORD_SALAD_CITATION
@@ -65,20 +65,42 @@ ClassifierInput = tuple[str, ...]
 Span = tuple[int, int]
 
 
+@cache
+def _byte_level_alphabet() -> dict[str, int]:
+    """Byte-level BPE's character for each byte, inverted (see :func:`_byte_level_text`)."""
+    printable = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1), *range(ord("®"), ord("ÿ") + 1)]
+    others = [b for b in range(256) if b not in printable]
+    return {chr(b): b for b in printable} | {chr(256 + n): b for n, b in enumerate(others)}
+
+
+def _byte_level_text(piece: str) -> str | None:
+    """The text a byte-level BPE piece stands for, or ``None`` when its bytes are not whole UTF-8 characters.
+
+    Byte-level BPE (GPT-2, RoBERTa) writes each byte as one printable character: the printable Latin-1 bytes
+    (``!``..``~``, ``¡``..``¬``, ``®``..``ÿ``) as themselves, the 68 others as ``chr(256 + n)`` in byte order. So
+    ``cafÃ©`` is ``café``, and a piece holding half of a character (``Ã``) is no word."""
+    to_byte = _byte_level_alphabet()
+    try:
+        return bytes(to_byte[ch] for ch in piece).decode("utf-8")
+    except (KeyError, UnicodeDecodeError):
+        return None
+
+
 def vocabulary_words(vocab: Sequence[str], specials: Sequence[str]) -> tuple[str, ...]:
     """The whole, alphabetic words of a sub-word vocabulary, sorted (the draw must not depend on dict order).
 
     Three schemes are told apart by their markers: byte-level BPE (RoBERTa, GPT-2) marks a word's first piece
-    with ``Ġ``, SentencePiece with ``▁``, WordPiece (BERT) marks continuations with ``##``. Special tokens and
-    continuation pieces are left out."""
+    with ``Ġ`` (its pieces are read back to text, :func:`_byte_level_text`), SentencePiece with ``▁``, WordPiece
+    (BERT) marks continuations with ``##``. Special tokens and continuation pieces are left out."""
     special = set(specials)
+    words: Iterable[str | None]
     if any(piece.startswith("Ġ") for piece in vocab):
-        words = (piece[1:] for piece in vocab if piece.startswith("Ġ") and piece not in special)
+        words = (_byte_level_text(piece[1:]) for piece in vocab if piece.startswith("Ġ") and piece not in special)
     elif any(piece.startswith("▁") for piece in vocab):
         words = (piece[1:] for piece in vocab if piece.startswith("▁") and piece not in special)
     else:
         words = (piece for piece in vocab if not piece.startswith("##") and piece not in special)
-    return tuple(sorted({word for word in words if word.isalpha()}))
+    return tuple(sorted({word for word in words if word and word.isalpha()}))
 
 
 class ImportanceRuntime:
