@@ -582,6 +582,8 @@ def test_the_compiled_sequence_matcher_gives_difflibs_opcodes(a, b):
 
     from noisecraft.mining.wikiedits import SequenceMatcher
 
+    compiled = pytest.importorskip("cydifflib", reason="without cydifflib the miner uses difflib itself")
+    assert SequenceMatcher is compiled.SequenceMatcher
     assert [tuple(op) for op in SequenceMatcher(None, a, b, autojunk=False).get_opcodes()] == \
         difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
 
