@@ -127,6 +127,13 @@ def test_rebuilding_or_reseeding_trains_and_decodes_nothing(tmp_path, monkeypatc
     assert built[0].stats["rows"] == 3 and built[0].stats["dropped"]  # the fourth premise has no known phrase
 
 
+def test_parquet_is_byte_identical_for_one_or_two_workers(tmp_path):
+    model = nc.noise("pbsmt", data_file=str(TRAIN))
+    [one] = nc.build("glue/mnli", model, tmp_path / "one", data_file=DEV, progress=False)
+    [two] = nc.build("glue/mnli", model, tmp_path / "two", data_file=DEV, num_proc=2, batch_size=1, progress=False)
+    assert one.path.read_bytes() == two.path.read_bytes()
+
+
 def test_mrpc_is_refused_with_one_line_naming_the_config(tmp_path):
     mrpc = tmp_path / "mrpc_dev.tsv"
     mrpc.write_text("Quality\t#1 ID\t#2 ID\t#1 String\t#2 String\n1\t1\t2\tA cat sat .\tA cat sat down .\n",
@@ -140,7 +147,7 @@ def test_mrpc_is_refused_with_one_line_naming_the_config(tmp_path):
 def test_a_label_without_training_pairs_is_an_error_naming_it(tmp_path):
     lines = TRAIN.read_text(encoding="utf-8").splitlines()
     partial = tmp_path / "train.tsv"
-    partial.write_text("\n".join([lines[0]] + [l for l in lines[1:] if not l.endswith("\tneutral")]) + "\n",
+    partial.write_text("\n".join([lines[0]] + [line for line in lines[1:] if not line.endswith("\tneutral")]) + "\n",
                        encoding="utf-8")
     with pytest.raises(ConfigError, match=r"label 'neutral' has no training pairs in .*train\.tsv$"):
         nc.build("glue/mnli", nc.noise("pbsmt", data_file=str(partial)), tmp_path / "out", data_file=DEV,

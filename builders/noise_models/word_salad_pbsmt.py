@@ -84,7 +84,8 @@ class WordSaladPBSMT(NoiseModel):
                 "their second halves" if spec.halves else
                 f"`{spec.second}` is replaced by the output of a phrase-based system trained, per label, to translate "
                 f"`{spec.first}` into `{spec.second}` on that label's training pairs, run on the row's `{spec.first}`")
-        return (f"Word salad (PBSMT, Gupta et al., 2021): {what} ({self.data_file and Path(self.data_file).name or 'the Hub training split'}). "
+        training = Path(self.data_file).name if self.data_file else "the Hub training split"
+        return (f"Word salad (PBSMT, Gupta et al., 2021): {what} ({training}). "
                 "Moses is not installable from a package registry; standing in for it: NLTK's IBM Model 1 in both "
                 "directions with grow-diag-final-and (for GIZA++), NLTK's phrase extraction scored by p(e|f) and p(f|e), a "
                 f"{self.lm_order}-gram interpolated Kneser-Ney model queried by kenlm, and NLTK's stack decoder "
