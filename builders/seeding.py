@@ -14,7 +14,7 @@ keyboard noise on a question). :func:`example_rngs`, which every build uses, has
 by a batch (seed, model, digest) once and only the example id and field per example, then seeds the whole
 batch with the ``noisecraft._twister`` extension (``builders/_twister.c``): CPython's own seeding steps, minus
 the chain that is the same for every seed, four seeds interleaved (~2 us a seed). Without the extension (no C
-compiler at install) it makes lazy :class:`ExampleRng`\ s seeded by ``random.Random`` on their first draw.
+compiler at install) it makes lazy :class:`ExampleRng` objects seeded by ``random.Random`` on their first draw.
 Every path gives exactly the streams of :func:`derive_seed` followed by ``random.Random(seed)``
 (tests/test_seeding.py).
 """

@@ -182,8 +182,12 @@ def test_a_likely_distance_never_changes_the_result(likely):
     assert hinted.to_dict() == exact.to_dict()
 
 
+#: Characters the 13a rules treat specially, and whitespace of several kinds (str.split splits on all of them).
+_13A_ALPHABET = list("aZ09  .,-&;<>/'\n\t\u00a0\x1f\u2028{}~[]`!@(+):?é")
+
+
 @settings(max_examples=1500, deadline=None)
-@given(st.text(alphabet=st.sampled_from(list("aZ09  .,-&;<>/'\n\t\u00a0\x1f\u2028{}~[]`!@(+):?é")) | st.characters(), max_size=40))
+@given(st.text(alphabet=st.sampled_from(_13A_ALPHABET) | st.characters(), max_size=40))
 def test_the_fast_13a_tokenizer_is_sacrebleus(line):
     from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 
