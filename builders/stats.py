@@ -157,8 +157,8 @@ def _ngram_keys(ids: list[int], base: int) -> list[list[int]]:
 
 
 class _ReferenceNgrams:
-    """A tokenized reference's length, vocabulary (token ids from 1) and, per n-gram order, its n-grams as a set,
-    whether they repeat, and (made on first need) their counts."""
+    """A tokenized reference's length, vocabulary (token ids from 1) and, per n-gram order, its n-grams as a list
+    and as a set (fewer members than the list: some repeat), and their counts, made on first need."""
 
     __slots__ = ("length", "vocabulary", "keys", "sets", "counts")
 
