@@ -135,7 +135,7 @@ def _bleu_tokenizer() -> Callable[[str], str]:
         words = line.split()
         pieces = list(map(chunks.get, words))
         if None in pieces:
-            if len(chunks) > 100_000:  # bound memory (~15 MB): typos fill it with words seen once
+            if len(chunks) > 20_000:  # bound memory (~3 MB a process): typos fill it with words seen once
                 chunks.clear()
             for index, piece in enumerate(pieces):
                 if piece is None:
