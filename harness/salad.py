@@ -49,6 +49,23 @@ def is_word_salad(noise_id: str) -> bool:
         return False
 
 
+def transformation(result: dict[str, Any]) -> str:
+    """A result's noise as a row of the table: ``name@version`` and the parameters that differ from their declared
+    defaults, except the classifier an importance-guided model ranks words with (and its revision): each task has
+    its own, and drop on MRPC and drop on SST-2 are one transformation. A chain, or a model this noisecraft does
+    not know, is named with all its parameters."""
+    noise_id, params = result.get("noise_id", ""), result.get("params", {})
+    try:
+        (step,) = _steps(noise_id)
+        specs = model_class(step).param_specs()
+    except (ConfigError, ValueError):
+        return noise_name(result)
+    shown = [f"{spec.name}={params[spec.name]}" for spec in specs
+             if spec.name in params and params[spec.name] != spec.default and spec.file != "model"
+             and spec.name != "revision"]
+    return " ".join([step, *shown])
+
+
 def default_label(config: str, noise_id: str, label_names: Sequence[str]) -> int | None:
     """The index of the label a copy transformation is measured against, or None when the config's noise is
     measured against the original prediction. A copy transformation on labels with no default name is an error."""
@@ -77,10 +94,10 @@ def word_salad_rows(results: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     cells: dict[tuple[str, str, str, tuple[str, ...]], list[dict[str, Any]]] = {}
     for r in results:
         if r["task"] == CLASSIFICATION and is_word_salad(r.get("noise_id", "")):
-            key = (r["model"], noise_name(r), r.get("source") or r["config"], tuple(r.get("fields", ())))
+            key = (r["model"], transformation(r), r.get("source") or r["config"], tuple(r.get("fields", ())))
             cells.setdefault(key, []).append(r)
     rows = []
-    for (model, transformation, task, fields), members in cells.items():
+    for (model, name, task, fields), members in cells.items():
         members = sorted(members, key=lambda r: r.get("seed", 0))
         seeds = [r.get("seed", 0) for r in members]
         if len(set(seeds)) != len(seeds):
@@ -91,7 +108,7 @@ def word_salad_rows(results: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
             raise ConfigError(f"configs {', '.join(r['config'] for r in members)} disagree on their default label")
         label = against.pop()
         agreement = [r["metrics"]["default_label"]["agreement"] if label else r["metrics"]["agreement"] for r in members]
-        rows.append({"model": model, "transformation": transformation, "task": task, "fields": list(fields),
+        rows.append({"model": model, "transformation": name, "task": task, "fields": list(fields),
                      "configs": [r["config"] for r in members], "seeds": seeds, "n": [r["n"] for r in members],
                      "agreement_with": f"default label {label}" if label else "original prediction",
                      "agreement": _spread(agreement),
