@@ -42,12 +42,14 @@ def sentences(count: int) -> list[tuple[str]]:
     return found
 
 
-def overhead(folder: Path, inputs: list[tuple[str]], budget: int) -> tuple[int, float, float]:
-    """(batches, wall seconds of the whole run, wall seconds inside the model's forward) of one cold run."""
+def overhead(folder: Path, inputs: list[tuple[str, ...]], budget: int, device: str = "cpu",
+             dtype: str = "float32") -> tuple[int, float, float]:
+    """(batches, wall seconds of the whole run, wall seconds inside the model's forward) of one cold run. On a GPU
+    the forward is timed to its end (``torch.cuda.synchronize``), so queued kernels do not pass for overhead."""
     from noisecraft.runtime import pick_placement, resolve_model
     from noisecraft.runtime.heads import Head, Probabilities
 
-    head = Head(resolve_model(str(folder)), pick_placement("cpu", "float32"), token_budget=budget)
+    head = Head(resolve_model(str(folder)), pick_placement(device, dtype), token_budget=budget)
     task = Probabilities()
     model = head.model(task)
     head.run(task, inputs[:8])  # warm-up, then a fresh cache root so every input is computed
@@ -60,6 +62,7 @@ def overhead(folder: Path, inputs: list[tuple[str]], budget: int) -> tuple[int, 
         try:
             return forward(*args, **kwargs)
         finally:
+            _synchronise(device)
             inside[0] += time.perf_counter() - start
             inside[1] += 1
 
@@ -71,15 +74,25 @@ def overhead(folder: Path, inputs: list[tuple[str]], budget: int) -> tuple[int, 
     return int(inside[1]), total, inside[0]
 
 
-def importance(folder: Path, inputs: list[tuple[str]], budget: int) -> tuple[float, list[dict]]:
+def _synchronise(device: str) -> None:
+    """Wait for a GPU's queued work (a no-op on CPU), so a timer stops when the work is done."""
+    if device.startswith("cuda"):
+        import torch
+
+        torch.cuda.synchronize()
+
+
+def importance(folder: Path, inputs: list[tuple[str, ...]], budget: int, device: str = "cpu",
+               dtype: str = "float32") -> tuple[float, list[dict]]:
     """Wall seconds and results of gradient importance over ``inputs`` with ``budget`` (1: one input per batch)."""
     from noisecraft.runtime import pick_placement, resolve_model
     from noisecraft.runtime.heads import Head, Importance
 
-    head = Head(resolve_model(str(folder)), pick_placement("cpu", "float32"), token_budget=budget, cache=False)
+    head = Head(resolve_model(str(folder)), pick_placement(device, dtype), token_budget=budget, cache=False)
     head.run(Importance(), inputs[:4])  # warm-up
     start = time.perf_counter()
     out = head.run(Importance(), inputs)
+    _synchronise(device)
     return time.perf_counter() - start, out
 
 

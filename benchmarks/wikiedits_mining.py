@@ -5,23 +5,32 @@ Builds a synthetic full-history dump by repeating the real pages of the sample e
 titles until it reaches ``--mb`` MB of XML, writes it plain and gzip-compressed, then measures in
 fresh processes (one core each):
 
-* bare: decompress + ``iterparse`` every revision's text (``mining.mediawiki.read_dump``), no mining;
-* mine: ``WikiEditMiner.mine_file`` on the same file.
+* bare: decompress + parse every revision's text (``mining.mediawiki.read_dump``), no mining;
+* before: ``WikiEditMiner.mine_file`` with the slow paths the miner used to take put back (mwparserfromhell's
+  full node tree for every stripped paragraph, sacremoses' tokenizer as shipped, pure-Python difflib), so the
+  speed-up is measured on this machine, now, next to the same parse;
+* after: ``WikiEditMiner.mine_file`` as it is.
 
-Both processes first mine a small real export, so that library imports and regex compilation
-(about 0.5 s, once per process) are not counted: the numbers are steady-state throughput.
+Each process first mines a small real export, so that library imports and regex compilation
+(about 0.5 s, once per process) are not counted: the numbers are steady-state throughput. Times are the
+child's CPU seconds (``time.process_time``; one thread, so on an idle core they equal wall seconds): on a
+machine shared with other jobs, wall time measures the neighbours. The three jobs are interleaved
+``--repeat`` times and the medians reported, with the load average before and after.
 
-Prints pages/s, MB/s of decompressed XML, the mining/bare ratio, and each process's peak RSS.
+Prints pages/s, MB/s of decompressed XML, the ratio to the bare parse, the word pairs found (before and
+after must agree), and each process's peak RSS.
 
-Usage: python benchmarks/wikiedits_mining.py [--mb 200] [--corpora ../shared/corpora]
+Usage: python benchmarks/wikiedits_mining.py [--mb 200] [--repeat 3] [--corpora ../shared/corpora]
 """
 
 from __future__ import annotations
 
 import argparse
 import gzip
+import os
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -55,20 +64,30 @@ from pathlib import Path
 from noisecraft.mining.mediawiki import read_dump
 from noisecraft.mining.wikiedits import WikiEditMiner
 path, mode = Path(sys.argv[1]), sys.argv[2]
+if mode == "before":  # the slow paths the speed-ups replaced (same output, tested)
+    import difflib
+    import sacremoses
+    from noisecraft.mining import wiki_markup, wiki_text, wikiedits
+    def full_parse(text):
+        raise wiki_markup.Unsupported("benchmark: the full node tree, as before")
+    wiki_text.strip_tokens = full_parse
+    wiki_text._moses_class = lambda: sacremoses.MosesTokenizer
+    wikiedits.SequenceMatcher = difflib.SequenceMatcher
 # steady state: load the lazily imported libraries and build the regexes before timing
 WikiEditMiner(sys.argv[3]).mine_file(Path(sys.argv[4]))
-start = time.perf_counter()
+start = time.process_time()
 if mode == "bare":
     pages = sum(1 for item in read_dump(path) if not hasattr(item, "text"))
     pairs = 0
 else:
     result = WikiEditMiner(sys.argv[3]).mine_file(path)
     pages, pairs = result.stats["pages"], result.stats["word_pairs"]
-elapsed = time.perf_counter() - start
+elapsed = time.process_time() - start
 # VmHWM: this process's own peak RSS (ru_maxrss would include the parent's, inherited at fork)
 peak_kb = next(int(line.split()[1]) for line in open("/proc/self/status") if line.startswith("VmHWM:"))
 print(elapsed, pages, pairs, peak_kb)
 """
+MODES = ("bare", "before", "after")
 
 
 def run(path: Path, mode: str, warm_up: Path, lang: str = "en") -> tuple[float, int, int, float]:
@@ -77,9 +96,14 @@ def run(path: Path, mode: str, warm_up: Path, lang: str = "en") -> tuple[float, 
     return float(out[0]), int(out[1]), int(out[2]), int(out[3]) / 1024
 
 
+def load() -> str:
+    return "load average " + ", ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--mb", type=float, default=200, help="size of the synthetic dump in MB of XML")
+    parser.add_argument("--repeat", type=int, default=3, help="interleaved runs of each job (medians reported)")
     parser.add_argument("--corpora", type=Path, default=DEFAULT_CORPORA)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="noisecraft-wikibench-") as tmp:
@@ -89,18 +113,28 @@ def main() -> None:
         with plain.open("rb") as src, gzip.open(packed, "wb", compresslevel=6) as dst:
             shutil.copyfileobj(src, dst)
         mb = size / 1e6
+        warm_up = args.corpora / "mediawiki/pywikibot_article-pear_export-0.3.xml"
+        print(f"synthetic history dump: {pages:,} pages, {mb:.0f} MB of XML (real pages repeated), one core; {load()}")
         rows = []
         for label, path in (("plain", plain), ("gzip", packed)):
-            warm_up = args.corpora / "mediawiki/pywikibot_article-pear_export-0.3.xml"
-            bare = run(path, "bare", warm_up)
-            mine = run(path, "mine", warm_up)
-            for name, (seconds, n_pages, pairs, rss) in (("bare parse", bare), ("mining", mine)):
-                rows.append((label, name, f"{seconds:.2f}", f"{n_pages / seconds:,.0f}", f"{mb / seconds:.1f}",
-                             f"{seconds / bare[0]:.2f}x", pairs, f"{rss:.0f}"))
+            runs: dict[str, list[tuple[float, int, int, float]]] = {mode: [] for mode in MODES}
+            for _ in range(args.repeat):
+                for mode in MODES:
+                    runs[mode].append(run(path, mode, warm_up))
+            seconds = {mode: statistics.median(r[0] for r in runs[mode]) for mode in MODES}
+            for mode in MODES:
+                _, n_pages, pairs, _ = runs[mode][0]
+                rss = max(r[3] for r in runs[mode])
+                job = {"bare": "bare parse", "before": "mining, before", "after": "mining, now"}[mode]
+                rows.append((label, job, f"{seconds[mode]:.2f}", f"{n_pages / seconds[mode]:,.0f}",
+                             f"{mb / seconds[mode]:.1f}", f"{seconds[mode] / seconds['bare']:.2f}x", pairs,
+                             f"{rss:.0f}"))
+            if len({r[2] for mode in ("before", "after") for r in runs[mode]}) != 1:
+                raise SystemExit("before and after found different word pairs: the speed-ups changed the output")
         from noisecraft.stats import format_table
 
-        print(f"synthetic history dump: {pages:,} pages, {mb:.0f} MB of XML (real pages repeated), one core\n")
-        print(format_table(("file", "job", "seconds", "pages/s", "MB/s", "vs bare", "word pairs", "peak RSS MB"), rows))
+        print(f"median of {args.repeat} interleaved runs, CPU seconds; {load()}\n")
+        print(format_table(("file", "job", "CPU s", "pages/s", "MB/s", "vs bare", "word pairs", "peak RSS MB"), rows))
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ from functools import cache
 from noisecraft import text_units
 from noisecraft.errors import ConfigError
 from noisecraft.extras import require
+from noisecraft.mining.wiki_markup import Unsupported, strip_tokens
 
 #: Written without spaces between words: tokenised by the version-2 models' segmenter (:mod:`noisecraft.text_units`).
 SEGMENTED_LANGUAGES = frozenset(text_units.SEGMENTED_LANGUAGES)
@@ -35,10 +36,18 @@ _REFERENCES = re.compile(r"<ref[^>/]*/>|<ref[^>]*>.*?</ref\s*>", re.IGNORECASE |
 
 
 def strip_markup(wikitext: str) -> str:
-    """Plain text of wikitext: templates, references, tags and link syntax removed."""
-    mwparserfromhell = require("mwparserfromhell", "mining")
+    """Plain text of wikitext: templates, references, tags and link syntax removed.
+
+    mwparserfromhell's ``strip_code(normalize=True, collapse=True)``, read off its token stream
+    (:func:`~noisecraft.mining.wiki_markup.strip_tokens`, the same string without the node tree); the few
+    streams that walk leaves alone go through the full parse.
+    """
     # references are citations, not prose: drop them before mwparserfromhell keeps their text
-    return mwparserfromhell.parse(_REFERENCES.sub("", wikitext)).strip_code(normalize=True, collapse=True)
+    text = _REFERENCES.sub("", wikitext)
+    try:
+        return strip_tokens(text)
+    except Unsupported:
+        return require("mwparserfromhell", "mining").parse(text).strip_code(normalize=True, collapse=True)
 
 
 @cache
@@ -68,7 +77,9 @@ class LanguageText:
             start = 0
             for match in _SENTENCE_END.finditer(line):
                 candidate = line[start : match.end()].strip()
-                last = _LAST_WORD.search(candidate)
+                # the candidate ends with the match's stops and closing quotes, and a stop is never a closing
+                # quote: without a full stop in the match, no "word." can end the candidate
+                last = _LAST_WORD.search(candidate) if "." in match.group() else None
                 if last and (last.group(1) in self._prefixes or len(last.group(1)) == 1):
                     continue  # "Dr." or an initial: the sentence goes on
                 if candidate:
@@ -89,5 +100,31 @@ class LanguageText:
         if self.segmented:
             return text_units.word_tokens(sentence, self.lang)
         if self._moses is None:
-            self._moses = require("sacremoses", "mining").MosesTokenizer(lang=self.lang)
+            self._moses = _moses_class()(lang=self.lang)
         return self._moses.tokenize(sentence, escape=False)
+
+
+@cache
+def _moses_class() -> type:
+    """sacremoses' ``MosesTokenizer`` with its membership tests answered from sets built once: the same answers.
+
+    For every token that ends in a full stop, sacremoses scans its non-breaking prefix lists and builds
+    ``set(self.IsLower)`` / ``set(self.IsAlpha)`` (thousands of characters) anew; those lists and strings are only
+    ever tested for membership once the tokenizer is built.
+    """
+    base = require("sacremoses", "mining").MosesTokenizer
+
+    class MosesTokenizer(base):  # type: ignore[misc, valid-type]
+        def __init__(self, *args: object, **kwargs: object) -> None:
+            super().__init__(*args, **kwargs)
+            self.NONBREAKING_PREFIXES = frozenset(self.NONBREAKING_PREFIXES)
+            self.NUMERIC_ONLY_PREFIXES = frozenset(self.NUMERIC_ONLY_PREFIXES)
+            self._lower, self._alpha = frozenset(self.IsLower), frozenset(self.IsAlpha)
+
+        def islower(self, text: str) -> bool:
+            return not set(text).difference(self._lower)
+
+        def isanyalpha(self, text: str) -> bool:
+            return not self._alpha.isdisjoint(text)
+
+    return MosesTokenizer

@@ -20,7 +20,6 @@ mined once (also said), and each file's compression and encoding are reported.
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import json
 import logging
@@ -46,6 +45,11 @@ from noisecraft.text_files import cannot_read, unique_files
 from noisecraft.text_units import tokenize
 from noisecraft.workers import WorkerPool
 
+try:  # difflib's algorithm compiled (the same opcodes, tested): about 4x faster on token lists
+    from cydifflib import SequenceMatcher
+except ImportError:
+    from difflib import SequenceMatcher
+
 logger = logging.getLogger(__name__)
 
 Pair = tuple[str, str]  # (correct, noisy)
@@ -62,7 +66,11 @@ def changed_lines(old: str, new: str) -> tuple[list[str], list[str]]:
     A wikitext paragraph is one line, so an edit shows up as the old and new versions of the lines
     it touched; everything else is never parsed.
     """
-    a, b = old.split("\n"), new.split("\n")
+    return _changed(old.split("\n"), new.split("\n"))
+
+
+def _changed(a: list[str], b: list[str]) -> tuple[list[str], list[str]]:
+    """:func:`changed_lines` of two revisions already split into lines."""
     head = 0
     limit = min(len(a), len(b))
     while head < limit and a[head] == b[head]:
@@ -84,6 +92,14 @@ class SentenceCache:
         self.limit = limit
         self.lines: dict[str, list[str]] = {}
         self.token_lists: dict[str, list[str]] = {}
+        self.quick_lists: dict[str, list[str]] = {}
+        self._split: tuple[str, list[str]] = ("", [""])
+
+    def split(self, revision: str) -> list[str]:
+        """The lines of a revision's text; the newer text of one pair is the older of the next, split once."""
+        if revision is not self._split[0]:
+            self._split = (revision, revision.split("\n"))
+        return self._split[1]
 
     def sentences(self, lines: list[str]) -> list[str]:
         out: list[str] = []
@@ -106,9 +122,21 @@ class SentenceCache:
             self.token_lists[sentence] = found
         return found
 
+    def quick_tokens(self, sentence: str) -> list[str]:
+        """The regex tokens (:func:`noisecraft.text_units.tokenize`) that bound the tokens before they are made."""
+        found = self.quick_lists.get(sentence)
+        if found is None:
+            found = tokenize(sentence)
+            if len(self.quick_lists) >= self.limit:
+                self.quick_lists.clear()
+            self.quick_lists[sentence] = found
+        return found
+
     def clear(self) -> None:
         self.lines.clear()
         self.token_lists.clear()
+        self.quick_lists.clear()
+        self._split = ("", [""])
 
 
 @dataclass
@@ -171,7 +199,7 @@ class WikiEditMiner:
         old one (at least 50 % similar: a rewrite or a moved section is not an edit); only paired
         lines are stripped of markup and split, and their sentences aligned with difflib.
         """
-        old_lines, new_lines = changed_lines(old, new)
+        old_lines, new_lines = _changed(cache.split(old), cache.split(new))
         if not old_lines or not new_lines or len(old_lines) * len(new_lines) > MAX_BLOCK * MAX_BLOCK:
             return
         for new_line in new_lines:
@@ -179,7 +207,7 @@ class WikiEditMiner:
             if best is None:
                 continue
             before, after = cache.sentences([best[0]]), cache.sentences([new_line])
-            matcher = difflib.SequenceMatcher(None, before, after, autojunk=False)
+            matcher = SequenceMatcher(None, before, after, autojunk=False)
             for op, i1, i2, j1, j2 in matcher.get_opcodes():
                 if op != "replace":
                     continue
@@ -198,7 +226,7 @@ class WikiEditMiner:
         # The regex tokens bound the Moses ones closely enough to skip Moses (the slow part) on
         # pairs that are clearly too long, too short or too different. A run of Thai, Chinese or Japanese is one
         # regex token however many words the segmenter finds in it, so there they bound nothing from below.
-        quick_a, quick_b = tokenize(before), tokenize(after)
+        quick_a, quick_b = cache.quick_tokens(before), cache.quick_tokens(after)
         fewest = 1 if cache.text.segmented else self.min_tokens
         if not (fewest <= len(quick_a) and fewest <= len(quick_b)) or \
                 len(quick_a) > 2 * self.max_tokens or len(quick_b) > 2 * self.max_tokens or \
@@ -207,7 +235,7 @@ class WikiEditMiner:
         a, b = cache.tokens(before), cache.tokens(after)
         if not (self.min_tokens <= len(a) <= self.max_tokens and self.min_tokens <= len(b) <= self.max_tokens):
             return []
-        ops = [op for op in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes() if op[0] != "equal"]
+        ops = [op for op in SequenceMatcher(None, a, b, autojunk=False).get_opcodes() if op[0] != "equal"]
         if not 0 < sum(max(i2 - i1, j2 - j1) for _, i1, i2, j1, j2 in ops) <= self.max_differing_tokens:
             return []
         pairs = []

@@ -3,6 +3,7 @@ skipped and reported with keep_going), repeated inputs, encodings, and resumptio
 
 from __future__ import annotations
 
+import functools
 import gzip
 import os
 import random
@@ -12,6 +13,8 @@ from pathlib import Path
 
 import datasets
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from noisecraft.errors import ConfigError, InputError
 from noisecraft.mining.mediawiki import MAX_DEPTH, DumpError, DumpReader, PageEnd, Revision, read_dump
@@ -493,3 +496,107 @@ def test_a_challenge_set_built_from_the_mined_dictionary_replaces_the_word(tmp_p
     assert built.stats["dropped"] == {NO_DICTIONARY_WORD: 1}  # the word inside a longer word is not a match
     card = (tmp_path / "set" / "README.md").read_text(encoding="utf-8")
     assert SEGMENTED_EXPORTS[lang][0] in card  # the card names the segmenter
+
+
+# --- the speed-ups keep the output: each shortcut against the slow path it replaces ---------------------------
+
+MARKUP_PIECES = [
+    "[[", "]]", "{{", "}}", "{{{", "}}}", "|", "=", "==", "\n", " ", "a", "Foo", "bar baz", "[", "]", "http://x.org/p",
+    "//y.org", "mailto:a@b.c", "<ref>", "</ref>", "<ref name=x/>", "<b>", "</b>", "<math>", "</math>", "<gallery>",
+    "</gallery>", "<br/>", "<span class=\"c\">", "</span>", "<div a='1' b=2>", "</div>", "''", "'''", "'", "&amp;",
+    "&nbsp;", "&#10;", "&#x41;", "&#X3a3;", "&bogus;", "&", ";", "#", "*", ":", "<!--", "-->", "{|", "|}", "|-", "!",
+    "__TOC__", "<nowiki>", "</nowiki>", "<pre>", "</pre>", "<td>", "</td>", "File:", "-", "/", "\"", "<", ">", "é", "日本",
+]
+
+
+def _full_parse(text: str) -> str:
+    import mwparserfromhell
+
+    return mwparserfromhell.parse(text).strip_code(normalize=True, collapse=True)
+
+
+def test_plain_text_from_tokens_equals_the_full_parse_on_every_paragraph_of_the_real_dumps():
+    from noisecraft.mining.wiki_markup import strip_tokens
+
+    texts = {name: {item.text for item in read_dump(corpus(f"mediawiki/{name}")) if isinstance(item, Revision) and item.text}
+             for name in ("enwiki-20140102.tiny.xml.gz", "hiwiki_kahani_94revs.xml", "hiwiki_main_page_13revs.xml",
+                          "pywikibot_article-pear_export-0.10.xml")}
+    lines = {line for found in texts.values() for text in found for line in text.split("\n")}
+    pieces = lines | texts["enwiki-20140102.tiny.xml.gz"] | texts["hiwiki_main_page_13revs.xml"]
+    assert len(lines) > 700
+    for piece in pieces:  # whole revisions too: templates, tables and references over several lines
+        assert strip_tokens(piece) == _full_parse(piece), piece[:200]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(MARKUP_PIECES), max_size=40).map("".join))
+def test_plain_text_from_tokens_equals_the_full_parse_on_generated_markup(text):
+    from noisecraft.mining.wiki_markup import Unsupported, strip_tokens
+
+    try:
+        assert strip_tokens(text) == _full_parse(text)
+    except Unsupported:
+        pass  # left to the full parse by strip_markup (next test)
+
+
+def test_a_token_stream_the_walk_does_not_expect_goes_through_the_full_parse(monkeypatch):
+    from mwparserfromhell.parser import tokens
+
+    from noisecraft.mining import wiki_markup, wiki_text
+
+    with pytest.raises(wiki_markup.Unsupported, match="unexpected TemplateClose"):
+        wiki_markup._Walk([tokens.Text(text="a"), tokens.TemplateClose()]).top()
+
+    def refuse(text):
+        raise wiki_markup.Unsupported("test")
+
+    text = "The [[bridge (Lisbon)|bridge]] was ''opened''<ref>x</ref> in {{as of|1937}}1937&nbsp;."
+    expected = wiki_text.strip_markup(text)
+    monkeypatch.setattr(wiki_text, "strip_tokens", refuse)
+    assert wiki_text.strip_markup(text) == expected == "The bridge was opened in 1937\xa0."
+
+
+MOSES_WORDS = ["Dr.", "U.S.", "No.", "e.g.", "etc.", "3.5", "1.", "a", "the", "Smith", "isn't", "l'eau", "z.B.",
+               "Nr.", "M.", "x.y.", "Ä.", "über", "...", ",", "-", "(", ")", "\"", "'", "?", "$20", "km."]
+
+
+@functools.cache
+def _tokenizers(lang: str):
+    from sacremoses import MosesTokenizer
+
+    return LanguageText(lang), MosesTokenizer(lang=lang)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from(["en", "de", "fr", "hi"]), st.lists(st.sampled_from(MOSES_WORDS), min_size=1, max_size=20))
+def test_the_moses_tokenizer_with_set_lookups_gives_sacremoses_tokens(lang, words):
+    ours, shipped = _tokenizers(lang)
+    sentence = " ".join(words)
+    assert ours.tokens(sentence) == shipped.tokenize(sentence, escape=False)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from("abcde"), max_size=30), st.lists(st.sampled_from("abcde"), max_size=30))
+def test_the_compiled_sequence_matcher_gives_difflibs_opcodes(a, b):
+    import difflib
+
+    from noisecraft.mining.wikiedits import SequenceMatcher
+
+    compiled = pytest.importorskip("cydifflib", reason="without cydifflib the miner uses difflib itself")
+    assert SequenceMatcher is compiled.SequenceMatcher
+    assert [tuple(op) for op in SequenceMatcher(None, a, b, autojunk=False).get_opcodes()] == \
+        difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
+
+
+@pytest.mark.parametrize(("name", "lang", "sha256"), [
+    # mined before the speed-ups (mwparserfromhell's node tree, sacremoses as shipped, difflib): the same bytes since
+    ("enwiki-20140102.tiny.xml.gz", "en", "bab3a360d534a1472f7ef889c21454481535ea1f5defee51aff454a2d20bcaf6"),
+    ("hiwiki_kahani_94revs.xml", "hi", "3be17d0e13fac1f3abe9e97bd40f6186b1f8b30e9e9e187143ce94dfc1d8b93b"),
+])
+def test_the_mined_result_of_the_real_dumps_is_unchanged_byte_for_byte(name, lang, sha256):
+    import hashlib
+    import json
+
+    result = WikiEditMiner(lang).mine_file(corpus(f"mediawiki/{name}"))
+    data = json.dumps(result.to_json(), ensure_ascii=False).encode("utf-8")
+    assert hashlib.sha256(data).hexdigest() == sha256, "the mined pairs, counts, examples or stats changed"

@@ -42,6 +42,8 @@ TINY_MODELS = {
     "natural-translation": {"model": "tiny:marian-de-en", "max_new_tokens": 12},
     "asr": {"tts": "espeak", "asr": "hf-whisper", "asr_model": "tiny:whisper-hf"},
 }
+#: Classifiers of the importance-guided word salad (drop, repeat, replace, copyone) become the tiny MRPC-labelled BERT.
+TINY_CLASSIFIERS = {"drop", "repeat", "replace", "copyone"}
 SLICE = REPO_ROOT / "tests" / "data" / "xquad_slice.{lang}.json"
 MEDIAWIKI = {  # each page once: the other Pear/Pyrus files are the same pages in other formats
     "hi": ("hiwiki_kahani_94revs.xml", "hiwiki_main_page_13revs.xml"),
@@ -111,6 +113,8 @@ def local_sets(path: Path, dictionaries: dict[str, Path]) -> list[str]:
             steps = ([(f"configs.{g}.noise.{n}.chain.{k}", step) for k, step in enumerate(entry["chain"])]
                      if isinstance(entry, dict) and "chain" in entry else [(f"configs.{g}.noise.{n}", entry)])
             for where, step in steps:
+                if isinstance(step, dict) and str(step.get("name")).partition("@")[0] in TINY_CLASSIFIERS:
+                    sets.append(f"{where}.model={tiny_model('cls-mrpc')}")
                 if isinstance(step, dict) and step.get("name") in TINY_MODELS:
                     sets += [f"{where}.{key}={resolve_tiny(value)}" for key, value in TINY_MODELS[step["name"]].items()]
                     if step.get("tts") == "gtts":  # the Google accent (a domain) is no espeak voice; slower than the grid

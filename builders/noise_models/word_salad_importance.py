@@ -1,0 +1,408 @@
+"""Importance-guided word salad: ``drop``, ``repeat``, ``replace`` and ``copyone`` (Gupta, Kvernadze & Srikumar,
+AAAI 2021, "BERT & Family Eat Word Salad"), the gradient-based family beside the lexical one in
+:mod:`.destructive`.
+
+**Importance.** A fine-tuned sequence classifier (``model``: a Hub id with ``revision``, or a folder saved with
+``save_pretrained``; resolved, cached and recorded exactly as the grammar attack's victim) reads each row's input
+(the text, or the whole pair of a pair task in the task's order) and the runtime's
+:class:`~noisecraft.runtime.heads.Importance` head gives every sub-token ``t_i · ∇_{t_i} L``, ``L`` the
+cross-entropy of the model's *predicted* label (one forward and one backward per length-bucketed batch). A
+**word** is a token of :func:`noisecraft.text_units.token_spans` with at least one letter or digit (``doesn't``
+and ``long-term`` stay whole; punctuation is never touched); its score is the **sum** of the scores of the
+sub-tokens that start inside it, and its importance is the magnitude of that sum (a word that strongly supports
+or strongly opposes the prediction matters; one whose gradient is near zero does not). Words past the model's
+``max_length`` get no gradient and count as importance 0. Importance is rounded to 6 decimals (the runtime's
+rounding policy), so the order does not turn on the last bits of a batch's arithmetic. **Ties** are broken by
+position: of two words of equal importance the earlier one ranks as the more important (one total order).
+
+**The transformations** (``k = floor(r · n + 1/2)`` of the ``n`` words of the text):
+
+* ``drop``: the ``k`` least important words are deleted with the space next to them (at most ``n - 1``, so a
+  text is never emptied); the rest stay in order, byte for byte.
+* ``repeat``: each of the ``k`` least important words (at most ``n - 1``) is replaced by one of the ``n - k``
+  more important words, drawn uniformly from the row's own generator.
+* ``replace``: each of the ``k`` least important words is replaced by a random whole word of the model's
+  vocabulary (alphabetic, no special token, no continuation piece such as ``##ing``), drawn from the row's
+  own generator.
+* ``copyone`` (pair tasks): the second text is replaced by the single most important word of the first
+  (importance over the pair as the model reads it).
+
+**Which text, per task.** As for the lexical family, one text per example is destroyed and the other (on a pair
+task) kept: ``drop``, ``repeat`` and ``replace`` touch the sources' default field (SST-2 ``sentence``, MRPC
+``sentence1``, QQP ``question1``, MNLI ``hypothesis``, QNLI ``sentence``), what ``scripts/recipes/word-salad-glue.toml``
+builds; ``copyone``, like ``copysort``, always rewrites the second text (MRPC ``sentence2``, QQP ``question2``, MNLI
+``hypothesis``, from the premise's most important word). The models noise whatever field a build names; on a field of
+a pair task the importance is still computed over the whole pair, as the classifier reads it.
+
+Scores are computed in :meth:`prepare` over the split's distinct inputs (inner batches depend on the inputs,
+never on ``--num-proc``) and cached on disk by the head's fingerprint, which does not hold ``r`` or the seed:
+another ``r`` or seed asks the model nothing. Edits are recorded (``drop`` deletions, ``repeat``/``replace``
+word substitutions; ``copyone`` one whole-field replacement). Labels are the source's: they no longer describe
+the text, which is the point of the test (a model should lose confidence).
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from functools import cache, cached_property, partial
+from typing import Any, ClassVar
+
+from noisecraft.citations import WORD_SALAD_CITATION
+from noisecraft.edits import Edit, Noised, noised_from_edits, whole_field
+from noisecraft.errors import ConfigError
+from noisecraft.noise_models.base import Capabilities, NoiseInput, NoiseModel
+from noisecraft.noise_models.destructive import LANG_HELP
+from noisecraft.params import param
+from noisecraft.runtime.device import DTYPES
+from noisecraft.runtime.postprocess import DECIMALS
+from noisecraft.seeding import ExampleRng
+from noisecraft.text_units import token_spans
+
+#: An input the classifier reads: ``(text,)`` or ``(first, second)``.
+ClassifierInput = tuple[str, ...]
+Span = tuple[int, int]
+
+
+@cache
+def _byte_level_alphabet() -> dict[str, int]:
+    """Byte-level BPE's character for each byte, inverted (see :func:`_byte_level_text`)."""
+    printable = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1), *range(ord("®"), ord("ÿ") + 1)]
+    others = [b for b in range(256) if b not in printable]
+    return {chr(b): b for b in printable} | {chr(256 + n): b for n, b in enumerate(others)}
+
+
+def _byte_level_text(piece: str) -> str | None:
+    """The text a byte-level BPE piece stands for, or ``None`` when its bytes are not whole UTF-8 characters.
+
+    Byte-level BPE (GPT-2, RoBERTa) writes each byte as one printable character: the printable Latin-1 bytes
+    (``!``..``~``, ``¡``..``¬``, ``®``..``ÿ``) as themselves, the 68 others as ``chr(256 + n)`` in byte order. So
+    ``cafÃ©`` is ``café``, and a piece holding half of a character (``Ã``) is no word."""
+    to_byte = _byte_level_alphabet()
+    try:
+        return bytes(to_byte[ch] for ch in piece).decode("utf-8")
+    except (KeyError, UnicodeDecodeError):
+        return None
+
+
+def vocabulary_words(vocab: Sequence[str], specials: Sequence[str]) -> tuple[str, ...]:
+    """The whole, alphabetic words of a sub-word vocabulary, sorted (the draw must not depend on dict order).
+
+    Three schemes are told apart by their markers: byte-level BPE (RoBERTa, GPT-2) marks a word's first piece
+    with ``Ġ`` (its pieces are read back to text, :func:`_byte_level_text`), SentencePiece with ``▁``, WordPiece
+    (BERT) marks continuations with ``##``. Special tokens and continuation pieces are left out."""
+    special = set(specials)
+    words: Iterable[str | None]
+    if any(piece.startswith("Ġ") for piece in vocab):
+        words = (_byte_level_text(piece[1:]) for piece in vocab if piece.startswith("Ġ") and piece not in special)
+    elif any(piece.startswith("▁") for piece in vocab):
+        words = (piece[1:] for piece in vocab if piece.startswith("▁") and piece not in special)
+    else:
+        words = (piece for piece in vocab if not piece.startswith("##") and piece not in special)
+    return tuple(sorted({word for word in words if word and word.isalpha()}))
+
+
+class ImportanceRuntime:
+    """The classifier's head (resolved on first use, weights on first call) with a per-process memory in front of
+    its on-disk cache, and the model's vocabulary words for ``replace``."""
+
+    def __init__(self, head_loader: Callable[[], Any], noise_id: str, model: str) -> None:
+        self._head_loader, self._noise_id, self._model = head_loader, noise_id, model
+        self._memory: dict[ClassifierInput, dict[str, Any]] = {}
+
+    @cached_property
+    def head(self) -> Any:
+        return self._head_loader()
+
+    @cached_property
+    def task(self) -> Any:
+        from noisecraft.runtime.heads import Importance
+
+        return Importance()
+
+    @property
+    def computed(self) -> int:
+        """Inputs that went through the model in this process (neither memory nor disk cache had them)."""
+        return int(self.head.computed)
+
+    def check(self) -> None:
+        """Refuse, before any row, a model whose importance cannot be computed: no input embeddings to take the
+        gradient at, or a tokenizer without character offsets (words could not be found in the text)."""
+        model = self.head.model(self.task)
+        try:
+            embeddings = model.get_input_embeddings()
+        except (NotImplementedError, AttributeError):
+            embeddings = None
+        if embeddings is None:
+            raise ConfigError(f"{self._noise_id} model={self._model}: {type(model).__name__} has no input embeddings "
+                              "(get_input_embeddings), so t · grad_t L cannot be computed; use a transformer classifier")
+        if not getattr(self.head.tokenizer, "is_fast", False):
+            raise ConfigError(f"{self._noise_id} model={self._model}: its tokenizer has no fast (Rust) version, so "
+                              "sub-tokens cannot be mapped to words by character offsets")
+
+    @cached_property
+    def vocabulary(self) -> tuple[str, ...]:
+        tokenizer = self.head.tokenizer
+        words = vocabulary_words(list(tokenizer.get_vocab()), list(tokenizer.all_special_tokens))
+        if not words:
+            raise ConfigError(f"{self._noise_id} model={self._model}: its vocabulary has no whole alphabetic word")
+        return words
+
+    def importance(self, inputs: Sequence[ClassifierInput], progress: bool = False) -> list[dict[str, Any]]:
+        """The head's importance result of every input, in input order; each distinct input computed at most once
+        (a progress bar over the model's batches when ``progress``)."""
+        missing = list(dict.fromkeys(i for i in inputs if i not in self._memory))
+        if missing:
+            self.check()
+            self.head.progress = progress
+            self._memory.update(zip(missing, self.head.run(self.task, missing, desc="importance")))
+        return [self._memory[i] for i in inputs]
+
+    def provenance(self) -> dict[str, Any]:
+        return dict(self.head.provenance(self.task))
+
+
+def is_word(token: str) -> bool:
+    """Whether a token of :func:`token_spans` is a word: it has at least one letter or digit."""
+    return any(ch.isalnum() for ch in token)
+
+
+def word_importance(item: dict[str, Any], words: Sequence[Span], sequence: int) -> list[float]:
+    """Importance of each word of one text of an importance result: the magnitude of the sum of the scores of the
+    sub-tokens of text ``sequence`` that start inside the word (0 for a word the length limit cut off), rounded to
+    :data:`~noisecraft.runtime.postprocess.DECIMALS` decimals: the order must not turn on the last bits of a batch's
+    arithmetic (padding moves scores by ~1e-7), and what rounding makes equal is ordered by position."""
+    starts = [a for a, _ in words]
+    sums = [0.0] * len(words)
+    for seq, offset, score in zip(item["sequence_ids"], item["offsets"], item["scores"]):
+        if seq != sequence or offset is None or offset[1] <= offset[0]:
+            continue
+        index = bisect_right(starts, offset[0]) - 1
+        if index >= 0 and offset[0] < words[index][1]:
+            sums[index] += score
+    return [round(abs(s), DECIMALS) for s in sums]
+
+
+def ranking(importance: Sequence[float]) -> list[int]:
+    """Word indices from the most to the least important; equal importance: the earlier word first."""
+    return sorted(range(len(importance)), key=lambda i: (-importance[i], i))
+
+
+def how_many(r: float, n: int) -> int:
+    """``floor(r · n + 1/2)``: the share ``r`` of ``n`` words, rounded half up (Python's round is half-even)."""
+    return int(r * n + 0.5)
+
+
+def drop_edits(text: str, tokens: Sequence[Span], dropped: set[int]) -> list[Edit]:
+    """Deletions of the ``dropped`` token indices: each run of consecutive dropped tokens goes with the space after
+    it, or, when a kept token follows without a space (``isn't it?``) or nothing follows, with the space before it;
+    so the kept tokens keep their own spacing and no double space is left."""
+    edits: list[Edit] = []
+    index = 0
+    while index < len(tokens):
+        if index not in dropped:
+            index += 1
+            continue
+        last = index
+        while last + 1 in dropped:
+            last += 1
+        start, end = tokens[index][0], tokens[last][1]
+        after = tokens[last + 1][0] if last + 1 < len(tokens) else end
+        before = tokens[index - 1][1] if index > 0 else start
+        if after > end:  # only whitespace lies between tokens
+            end = after
+        elif before < start:
+            start = before
+        edits.append(Edit(start, end, text[start:end], "", "drop"))
+        index = last + 1
+    return edits
+
+
+@dataclass(frozen=True)
+class _ImportanceSalad(NoiseModel):
+    """Shared parameters and machinery of the importance-guided family (see the module docstring)."""
+
+    model: str = param("", "the fine-tuned sequence classifier whose gradient ranks the words: a Hugging Face Hub "
+                           "model id or a folder saved with save_pretrained()", file="model")
+    revision: str | None = param(None, "Hub revision (branch, tag or commit) of the model; resolved to its commit")
+    r: float = param(0.5, "share of the text's words transformed (the least important ones)", min=0.0, max=1.0)
+    lang: str = param("en", LANG_HELP)
+    max_length: int = param(128, "model inputs truncated to this many tokens, or the model's own limit when lower (words "
+                                           "past it count as importance 0)",
+                            min=8)
+    device: str = param("auto", "auto (cuda, then mps, then cpu), cuda, cuda:N, mps or cpu: where the model runs",
+                        init_only=True)
+    dtype: str = param("auto", "model precision: auto (bfloat16/float16 on GPU, float32 on CPU), float32, bfloat16 or "
+                               "float16; recorded in the card", choices=DTYPES, init_only=True)
+    token_budget: int = param(32768, "padded tokens per model batch (lower it if the GPU runs out of memory)", min=1,
+                              init_only=True)
+
+    citation: ClassVar[str] = WORD_SALAD_CITATION
+    capabilities: ClassVar[Capabilities] = Capabilities(protects_spans=False, model_based=True)
+
+    def check(self) -> None:
+        if not self.model:
+            raise ConfigError(f"{self.noise_id} needs model=: a fine-tuned Hugging Face classifier id or a saved "
+                              "model folder")
+
+    def load(self) -> ImportanceRuntime:
+        return ImportanceRuntime(self._head, self.noise_id, self.model)
+
+    def _head(self) -> Any:
+        """The model's head, inputs truncated to ``max_length`` or the model's own limit, whichever is lower."""
+        from noisecraft.runtime.heads import load_head
+
+        load = partial(load_head, self.model, self.revision or None, self.device, self.dtype, extra="salad",
+                       token_budget=self.token_budget)
+        stated = load().max_length  # the tokenizer's (or position table's) limit
+        return load(max_length=min(self.max_length, stated))
+
+    @property
+    def _runtime(self) -> ImportanceRuntime:
+        return self.runtime()  # type: ignore[no-any-return]
+
+    def seed_params(self) -> dict[str, Any]:
+        """The model enters by its resolved identity (Hub commit, or a folder's digest), not by its name."""
+        return {**super().seed_params(), "model": self._runtime.head.fingerprint(self._runtime.task)["model"]}
+
+    def provenance(self) -> dict[str, Any]:
+        return {**super().provenance(), "model": self._runtime.provenance()}
+
+    def describe(self) -> str:
+        model = self._runtime.head.fingerprint(self._runtime.task)["model"]
+        return (f"Word salad ({self.name}, Gupta et al., 2021): {self.action()} Word importance is the gradient "
+                f"importance t · ∇t L of the predicted label of the classifier `{model['model']}` (revision "
+                f"`{model['revision']}`), summed over each word's sub-tokens (magnitude of the sum; ties broken by "
+                "position, the earlier word more important); the classifier reads the whole pair on pair tasks. "
+                "Words are tokens with a letter or digit; punctuation is kept. The labels are the source's: they no "
+                "longer describe the text.")
+
+    def prepare(self, batch: NoiseInput, progress: bool = True) -> None:
+        """Score every input of the split at once (the batches then find them in memory or the disk cache), with a
+        progress bar when ``progress``."""
+        self._runtime.importance(self._inputs(batch), progress)
+
+    def _inputs(self, batch: NoiseInput) -> list[ClassifierInput]:
+        """The classifier's input of each row: ``(text,)``, or the pair in the task's order."""
+        pairs = batch.pairs if batch.pairs is not None else [None] * len(batch)
+        return [(text,) if pair is None else (pair.first, pair.second) for text, pair in zip(batch.texts, pairs)]
+
+    def apply(self, batch: NoiseInput) -> list[Noised]:
+        results = self._runtime.importance(self._inputs(batch))
+        pairs = batch.pairs if batch.pairs is not None else [None] * len(batch)
+        out = []
+        for text, item, pair, rng in zip(batch.texts, results, pairs, batch.rngs):
+            tokens = token_spans(text, self.lang)
+            word_tokens = [i for i, (a, b) in enumerate(tokens) if is_word(text[a:b])]
+            words = [tokens[i] for i in word_tokens]
+            order = ranking(word_importance(item, words, pair.target if pair is not None else 0))
+            out.append(self._transform(text, tokens, word_tokens, order, rng))
+        return out
+
+    def action(self) -> str:
+        """What the transformation does, one sentence for the card."""
+        raise NotImplementedError
+
+    def _transform(self, text: str, tokens: list[Span], word_tokens: list[int], order: list[int],
+                   rng: ExampleRng) -> Noised:
+        """The noised text from its tokens, which of them are words, and the words ranked by importance."""
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class DropWords(_ImportanceSalad):
+    """Delete the least important share r of the words (gradient importance of a fine-tuned classifier)."""
+
+    name: ClassVar[str] = "drop"
+    version: ClassVar[int] = 1
+    capabilities: ClassVar[Capabilities] = Capabilities(protects_spans=False, model_based=True, deterministic=True)
+
+    def action(self) -> str:
+        return (f"the {self.r:.0%} least important words of the text are deleted (at least one word is kept); the "
+                "others stay in order.")
+
+    def _transform(self, text: str, tokens: list[Span], word_tokens: list[int], order: list[int],
+                   rng: ExampleRng) -> Noised:
+        k = min(how_many(self.r, len(order)), max(len(order) - 1, 0))
+        dropped = {word_tokens[w] for w in order[len(order) - k:]} if k else set()
+        return noised_from_edits(text, drop_edits(text, tokens, dropped))
+
+
+@dataclass(frozen=True)
+class RepeatWords(_ImportanceSalad):
+    """Replace each of the least important share r of the words by one of the more important words."""
+
+    name: ClassVar[str] = "repeat"
+    version: ClassVar[int] = 1
+
+    def action(self) -> str:
+        return (f"each of the {self.r:.0%} least important words (at least one word is kept) is replaced by one of the "
+                "remaining, more important words of the text, drawn at random per example.")
+
+    def _transform(self, text: str, tokens: list[Span], word_tokens: list[int], order: list[int],
+                   rng: ExampleRng) -> Noised:
+        k = min(how_many(self.r, len(order)), max(len(order) - 1, 0))
+        if not k:
+            return Noised(text, ())
+        pool = [text[slice(*tokens[word_tokens[w]])] for w in order[: len(order) - k]]
+        edits = []
+        for w in sorted(order[len(order) - k:]):
+            a, b = tokens[word_tokens[w]]
+            new = rng.choice(pool)
+            if new != text[a:b]:
+                edits.append(Edit(a, b, text[a:b], new, "repeat"))
+        return noised_from_edits(text, edits)
+
+
+@dataclass(frozen=True)
+class ReplaceWords(_ImportanceSalad):
+    """Replace each of the least important share r of the words by a random word of the model's vocabulary."""
+
+    name: ClassVar[str] = "replace"
+    version: ClassVar[int] = 1
+
+    def action(self) -> str:
+        return (f"each of the {self.r:.0%} least important words is replaced by a random whole word of the "
+                "classifier's vocabulary (alphabetic, no special tokens or continuation pieces), drawn per example.")
+
+    def _transform(self, text: str, tokens: list[Span], word_tokens: list[int], order: list[int],
+                   rng: ExampleRng) -> Noised:
+        k = how_many(self.r, len(order))
+        if not k:
+            return Noised(text, ())
+        vocabulary = self._runtime.vocabulary
+        edits = []
+        for w in sorted(order[len(order) - k:]):
+            a, b = tokens[word_tokens[w]]
+            new = rng.choice(vocabulary)
+            if new != text[a:b]:
+                edits.append(Edit(a, b, text[a:b], new, "replace"))
+        return noised_from_edits(text, edits)
+
+
+@dataclass(frozen=True)
+class CopyOne(_ImportanceSalad):
+    """Pair tasks: the second text becomes the single most important word of the first."""
+
+    name: ClassVar[str] = "copyone"
+    version: ClassVar[int] = 1
+    capabilities: ClassVar[Capabilities] = Capabilities(input="pair", protects_spans=False, edit_log="whole-field",
+                                                        model_based=True, deterministic=True)
+
+    def action(self) -> str:
+        return "the second text of the pair is replaced by the single most important word of the first text."
+
+    def _inputs(self, batch: NoiseInput) -> list[ClassifierInput]:
+        return [(first, second) for first, second in batch.texts]
+
+    def apply(self, batch: NoiseInput) -> list[Noised]:
+        out = []
+        for (first, second), item in zip(batch.texts, self._runtime.importance(self._inputs(batch))):
+            words = [(a, b) for a, b in token_spans(first, self.lang) if is_word(first[a:b])]
+            if not words:
+                out.append(Noised(second, (), "copyone: the first text has no word"))
+                continue
+            best = ranking(word_importance(item, words, 0))[0]
+            out.append(whole_field(second, first[slice(*words[best])], "copyone"))
+        return out

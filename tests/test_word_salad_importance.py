@@ -1,0 +1,258 @@
+"""Importance-guided word salad (``drop@1``, ``repeat@1``, ``replace@1``, ``copyone@1``; Gupta et al., 2021): the
+gradient of ``cls-one-word`` (a toy classifier that decides by "river") ranks the words; each transformation's
+invariants (drop keeps a subsequence, repeat copies kept words, replace draws whole vocabulary words, copyone
+copies the first text's most important word); pair fields read the pair; a new ``r`` or seed asks the model
+nothing; bad input is one line naming the config, nothing written."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+
+import pyarrow.parquet as pq
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import noisecraft as nc
+from noisecraft.cli import main
+from noisecraft.edits import apply_edits
+from noisecraft.errors import ConfigError
+from noisecraft.noise_models.base import PairText
+from noisecraft.noise_models.word_salad_importance import (
+    drop_edits,
+    how_many,
+    ranking,
+    vocabulary_words,
+    word_importance,
+)
+from noisecraft.text_units import token_spans
+
+from conftest import corpus
+from tiny_models import ONE_WORD, tiny_model
+
+pytestmark = pytest.mark.skipif(any(importlib.util.find_spec(m) is None for m in ("torch", "transformers")),
+                                reason="torch and transformers are not installed")
+
+#: Words the tiny WordPiece vocabulary holds whole (so the toy model sees them as one token each).
+WORDS = ["the", "city", "by", "is", "old", "who", "wrote", "novel", "war", "end", "near", "when", "did", "a", "of",
+         "capital", "first", "year", "people", "many"]
+
+
+@pytest.fixture(autouse=True)
+def _cache_in_tmp(tmp_path, monkeypatch):
+    monkeypatch.setenv("NOISECRAFT_CACHE", str(tmp_path / "cache"))
+
+
+@pytest.fixture(scope="module")
+def one_word() -> str:
+    return str(tiny_model("cls-one-word"))
+
+
+def words_of(text: str) -> list[str]:
+    return [text[a:b] for a, b in token_spans(text, "en") if any(c.isalnum() for c in text[a:b])]
+
+
+# --- pure parts ----------------------------------------------------------------------------------------------------
+
+
+def test_sub_token_scores_are_summed_per_word_and_ranked_by_magnitude_ties_by_position():
+    # "unhappy cats ." -> un ##happy | cats | . ; a pair's second text is sequence 1
+    item = {"scores": [0.1, -0.5, -0.25, 0.3, 0.9, 0.05, 9.0], "sequence_ids": [None, 0, 0, 0, 0, None, 1],
+            "offsets": [[0, 0], [0, 2], [2, 7], [8, 12], [13, 14], [0, 0], [0, 3]]}
+    words = [(0, 7), (8, 12)]  # punctuation is no word
+    assert word_importance(item, words, 0) == pytest.approx([0.75, 0.3])
+    assert word_importance(item, [(0, 3)], 1) == [9.0]
+    assert ranking([0.2, 0.5, 0.2, 0.0, 0.5]) == [1, 4, 0, 2, 3]
+    assert [how_many(0.5, n) for n in (0, 1, 2, 3, 4, 5)] == [0, 1, 1, 2, 2, 3]  # half up, not half-even
+
+
+def test_drop_edits_keep_the_spacing_of_kept_tokens():
+    text = "Well, isn't it odd ?"
+    tokens = token_spans(text, "en")
+    cases = {frozenset({3}): "Well, isn't odd ?", frozenset({2}): "Well, it odd ?", frozenset({3, 4}): "Well, isn't ?",
+             frozenset({0}): ", isn't it odd ?", frozenset({4, 5}): "Well, isn't it"}
+    for dropped, expected in cases.items():
+        assert apply_edits(text, drop_edits(text, tokens, set(dropped))) == expected
+    assert apply_edits("isn't it?", drop_edits("isn't it?", token_spans("isn't it?", "en"), {1})) == "isn't?"
+
+
+def test_vocabulary_words_are_whole_alphabetic_and_never_special_or_continuations():
+    assert vocabulary_words(["[CLS]", "[SEP]", "the", "##ing", "run", "3", "a.b", "éte"], ["[CLS]", "[SEP]"]) == (
+        "run", "the", "éte")
+    assert vocabulary_words(["<s>", "Ġthe", "ing", "Ġrun", "Ġ3", "Ġ"], ["<s>"]) == ("run", "the")  # byte-level BPE
+    assert vocabulary_words(["<unk>", "▁the", "ing", "▁Run"], ["<unk>"]) == ("Run", "the")  # SentencePiece
+    assert vocabulary_words(["Ġcaf", "ĠcafÃ©", "ĠÃ", "Ġnaïve"], []) == ("caf", "café")  # bytes read back to text
+
+
+def test_a_real_byte_level_vocabulary_gives_words_that_encode_as_one_piece():
+    """GPT-2's real vocabulary (RoBERTa's): every word drawn is spelled right and is one vocabulary piece."""
+    import transformers
+
+    tokenizer = transformers.AutoTokenizer.from_pretrained(tiny_model("tok-gpt2-bpe"))
+    words = vocabulary_words(list(tokenizer.get_vocab()), list(tokenizer.all_special_tokens))
+    assert len(words) > 20_000 and {"the", "river", "café"} <= set(words)
+    for word in words[::97]:
+        assert len(tokenizer.tokenize(" " + word)) == 1, word
+
+
+# --- the toy classifier's gradient ---------------------------------------------------------------------------------
+
+
+def test_the_word_the_classifier_decides_by_ranks_first(one_word):
+    texts = ["the city by the river is old", "when did the war end near the river", "a river of people"]
+    for name in ("drop", "repeat", "replace"):
+        model = nc.noise(name, model=one_word, r=0.75)
+        for noised in model(texts, seed=3):
+            assert ONE_WORD in words_of(noised.text), (name, noised.text)  # never among the least important
+            assert noised.edits and all(e.original != ONE_WORD for e in noised.edits)
+    copy = nc.noise("copyone", model=one_word)
+    pairs = [("the city by the river is old", "a town"), ("who wrote the novel about a river", "someone")]
+    assert [n.text for n in copy(pairs)] == [ONE_WORD, ONE_WORD]
+
+
+def test_drop_counts_and_keeps_the_words_in_order(one_word):
+    text = "When did the war end near the river, in the year of the capital?"
+    words = words_of(text)
+    for r in (0.0, 0.25, 0.5, 1.0):
+        [noised] = nc.noise("drop", model=one_word, r=r)([text])
+        kept = words_of(noised.text)
+        assert len(kept) == len(words) - min(how_many(r, len(words)), len(words) - 1)
+        assert apply_edits(text, noised.edits) == noised.text
+        assert noised.text.endswith("?") and "  " not in noised.text
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.sampled_from(WORDS + [ONE_WORD]), min_size=1, max_size=12), st.floats(0.0, 1.0),
+       st.integers(0, 2**32))
+def test_properties_of_drop_repeat_and_replace(one_word, words, r, seed):
+    text = " ".join(words)
+    n = len(words)
+    [dropped] = nc.noise("drop", model=one_word, r=r)([text], seed=seed)
+    kept = dropped.text.split()
+    it = iter(words)
+    assert all(word in it for word in kept)  # a subsequence of the words
+    assert len(kept) == n - min(how_many(r, n), n - 1)
+
+    [repeated] = nc.noise("repeat", model=one_word, r=r)([text], seed=seed)
+    out = repeated.text.split()
+    assert len(out) == n and sum(a != b for a, b in zip(out, words)) <= min(how_many(r, n), n - 1)
+    changed = [i for i, (a, b) in enumerate(zip(out, words)) if a != b]
+    untouched = [w for i, w in enumerate(words) if i not in changed]
+    assert all(out[i] in untouched for i in changed)  # copies of words that stayed
+
+    model = nc.noise("replace", model=one_word, r=r)
+    [replaced] = model([text], seed=seed)
+    out = replaced.text.split()
+    vocabulary = set(model.runtime().vocabulary)
+    assert len(out) == n and sum(a != b for a, b in zip(out, words)) <= how_many(r, n)
+    assert all(a in vocabulary and a.isalpha() and not a.startswith("##") for a, b in zip(out, words) if a != b)
+    assert model([text], seed=seed) == [replaced]  # per-example generator: same seed, same text
+
+
+def test_a_field_of_a_pair_task_is_scored_with_its_pair(one_word):
+    premise, hypothesis = "a city of many people", "the river is near the capital"
+    model = nc.noise("drop", model=one_word)
+    [noised] = model([PairText(premise, hypothesis, 1)])
+    assert ONE_WORD in noised.text.split() and len(noised.text.split()) == 3
+    seen = []
+    head = model.runtime().head
+    run = head.run
+    head.run = lambda task, inputs, desc="": seen.extend(inputs) or run(task, inputs, desc)
+    model([PairText(premise, "who wrote the novel", 1)])
+    assert seen == [(premise, "who wrote the novel")]  # the whole pair, in the task's order
+
+
+# --- builds: prepare, caching, provenance ----------------------------------------------------------------------------
+
+
+def sst2(tmp_path, rows=12):
+    lines = corpus("glue/SST-2/dev.tsv").read_text(encoding="utf-8").splitlines(keepends=True)
+    tsv = tmp_path / "dev.tsv"
+    tsv.write_text("".join(lines[: rows + 1]), encoding="utf-8")
+    return tsv
+
+
+def test_another_r_or_seed_asks_the_model_nothing(one_word, tmp_path, monkeypatch):
+    from noisecraft.runtime.heads import Head
+
+    tsv = sst2(tmp_path)
+    forwards = []
+    original = Head.forward
+    monkeypatch.setattr(Head, "forward", lambda self, task, batch: forwards.append(len(batch)) or original(self, task,
+                                                                                                           batch))
+    first = nc.noise("drop", model=one_word, max_length=60)
+    [built] = nc.build("glue/sst2", first, tmp_path / "a", data_file=tsv, progress=False)
+    assert forwards == [12] and first.runtime().computed == 12  # one batch: prepare handed over the whole split
+    forwards.clear()
+    for noise, seed in ((nc.noise("drop", model=one_word, r=0.3, max_length=60), 0),
+                        (nc.noise("replace", model=one_word, max_length=60), 7)):
+        computed = noise.runtime().computed  # a runtime lives as long as the process (other tests may have used it)
+        nc.build("glue/sst2", noise, tmp_path / f"b{seed}", data_file=tsv, seed=seed, progress=False)
+        assert forwards == [] and noise.runtime().computed == computed  # the disk cache answered every input
+    rows = pq.read_table(built.path).to_pylist()
+    assert all(len(r["sentence"].split()) < len(r["original_sentence"].split()) for r in rows
+               if len(words_of(r["original_sentence"])) > 1)
+    manifest = json.loads((tmp_path / "a" / "noisecraft.json").read_text(encoding="utf-8"))
+    card = (tmp_path / "a" / "README.md").read_text(encoding="utf-8")
+    assert "no longer describe the text" in card and "cls-one-word" in card
+    assert "sha256:" in json.dumps(manifest)  # the model's resolved identity is recorded
+
+
+def test_mrpc_copyone_build_replaces_sentence2_by_one_word_of_sentence1(one_word, tmp_path):
+    lines = corpus("glue/MRPC/dev.tsv").read_text(encoding="utf-8").splitlines(keepends=True)
+    tsv = tmp_path / "dev.tsv"
+    tsv.write_text("".join(lines[:21]), encoding="utf-8")
+    [built] = nc.build("glue/mrpc", nc.noise("copyone", model=one_word), tmp_path / "out", data_file=tsv,
+                       progress=False)
+    for row in pq.read_table(built.path).to_pylist():
+        assert row["sentence2"] in words_of(row["sentence1"]) and row["label"] in (0, 1)
+        assert row["noise_edits"][0]["kind"] == "copyone"
+
+
+# --- bad input -------------------------------------------------------------------------------------------------------
+
+
+def one_error(capsys) -> str:
+    [message] = capsys.readouterr().err.strip().splitlines()
+    assert message.startswith("noisecraft: error: ")
+    return message
+
+
+def test_copyone_on_a_single_text_source_is_one_line_and_writes_nothing(one_word, tmp_path, capsys):
+    out = tmp_path / "out"
+    assert main(["build", "--source", "glue/sst2", "--data-file", str(sst2(tmp_path)), "--noise",
+                 f"copyone(model={one_word})", "--out", str(out), "--no-progress"]) == 2
+    assert "copyone@1 needs a text-pair task" in one_error(capsys)
+    assert not (out / "noisecraft.json").exists()
+
+
+def test_a_model_without_input_embeddings_is_one_line_and_writes_nothing(one_word, tmp_path, capsys, monkeypatch):
+    import transformers
+
+    def none(self):
+        raise NotImplementedError
+
+    monkeypatch.setattr(transformers.BertForSequenceClassification, "get_input_embeddings", none)
+    out = tmp_path / "out"
+    assert main(["build", "--source", "glue/sst2", "--data-file", str(sst2(tmp_path)), "--noise",
+                 f"drop(model={one_word})", "--out", str(out), "--no-progress"]) == 2
+    message = one_error(capsys)
+    assert "drop@1 model=" in message and "has no input embeddings" in message
+    assert not (out / "noisecraft.json").exists()
+
+
+def test_a_model_is_required():
+    with pytest.raises(ConfigError, match="replace@1 needs model="):
+        nc.noise("replace")
+
+
+def test_the_parquet_does_not_depend_on_num_proc_or_batch_size(one_word, tmp_path):
+    """prepare hands the model the whole split, so worker processes only read the cache: byte-identical output."""
+    tsv = sst2(tmp_path, rows=20)
+    outputs = []
+    for name, kwargs in (("one", {}), ("two", {"num_proc": 2, "batch_size": 3})):
+        [built] = nc.build("glue/sst2", nc.noise("replace", model=one_word), tmp_path / name, data_file=tsv, seed=5,
+                           progress=False, **kwargs)
+        outputs.append(b"".join(p.read_bytes() for p in sorted(built.path.parent.glob("*.parquet"))))
+    assert outputs[0] and outputs[0] == outputs[1]
