@@ -9,12 +9,14 @@
      SST-2: all 472, three epochs) and evaluated on those first rows only: a held-out split of dev, not GLUE's
      training data.
    Models land in ``--cache`` (outside the repository), keyed by every training setting; a re-run reuses them.
-2. **Build** the lexical family on the dev sets with noisecraft (sort, reverse, shuffle under ``--seeds`` seeds,
-   copysort for the pairs), fields as in ``scripts/recipes/word-salad-glue.toml``.
+2. **Build** on the dev sets with noisecraft the lexical family (sort, reverse, shuffle under ``--seeds`` seeds,
+   copysort for the pairs) and the importance-guided one (drop, repeat, replace; copyone for the pairs; r = 0.5),
+   whose word importance comes from the same fine-tuned model, as in the paper; fields as in
+   ``scripts/recipes/word-salad-glue.toml``.
 3. **Evaluate** each model on its task's configs with ``noisecraft.evaluate`` (first ``--eval-rows`` rows) and print
    the report's word-salad table (agreement with the clean prediction, or with the default label for copysort;
    mean confidence next to 1/N; shuffle as mean ± sd over seeds), plus the share of words each transformation
-   moved or changed (a word counts as changed when the word at its position differs from the original's).
+   moved (the word at a position differs from the original's) and removed (gone from the text's bag of words).
 
 Usage: python benchmarks/word_salad_agreement.py [--cache DIR] [--eval-rows 400] [--seeds 5]
        [--tasks mrpc sst2 qnli] [--out DIR] [--train-only]
@@ -127,39 +129,52 @@ def train(task: str, cache: Path, eval_rows: int, max_length: int = 128, batch: 
     return folder
 
 
-def build_set(folder: Path, tasks: list[str], seeds: int) -> None:
-    """The lexical family on each task's dev file: sort and reverse, shuffle under seeds 0..seeds-1, copysort (pairs)."""
+def build_set(folder: Path, models: dict[str, Path], seeds: int) -> None:
+    """Per task, on its dev file: sort and reverse, shuffle under seeds 0..seeds-1, copysort (pairs); and the
+    importance-guided drop, repeat and replace (copyone for pairs), ranked by the task's own fine-tuned model."""
     import noisecraft as nc
+    from noisecraft.noise_models.registry import noise_from_table
 
-    for task in tasks:
+    for task, model in models.items():
         spec = TASKS[task]
         options = {"data_file": CORPORA / spec["dev"], "add_source": True, "progress": False}
+        pair = len(spec["texts"]) == 2
         nc.build(spec["source"], ["sort", "reverse"], folder, fields=[spec["field"]], **options)
         for seed in range(seeds):
             nc.build(spec["source"], "shuffle", folder, fields=[spec["field"]], seed=seed, **options)
-        if len(spec["texts"]) == 2:
+        importance = [noise_from_table({"name": name, "model": str(model), "device": "cpu"}, "en")
+                      for name in ("drop", "repeat", "replace")]
+        nc.build(spec["source"], importance, folder, fields=[spec["field"]], **options)
+        if pair:
             nc.build(spec["source"], "copysort", folder, **options)
+            nc.build(spec["source"], noise_from_table({"name": "copyone", "model": str(model), "device": "cpu"}, "en"),
+                     folder, **options)
 
 
-def words_changed(folder: Path) -> dict[str, list[float]]:
-    """Per transformation (noise id), the share of the destroyed field's words that are not the original word at
-    their position (word tokens of noisecraft's ``word_tokens``, both sides), per config."""
+def words_changed(folder: Path) -> dict[str, list[tuple[float, float]]]:
+    """Per transformation and task, per config: the share of the destroyed field's words not at their original
+    position (the word at that position differs), and the share of its words gone from the text altogether (as a
+    multiset: reordering changes none, dropping half changes half). Words are noisecraft's ``word_tokens``."""
+    from collections import Counter
+
     import pyarrow.parquet as pq
 
     from noisecraft.text_units import word_tokens
 
     manifest = json.loads((folder / "noisecraft.json").read_text(encoding="utf-8"))
-    shares: dict[str, list[float]] = {}
+    shares: dict[str, list[tuple[float, float]]] = {}
     for name, entry in manifest["configs"].items():
         (field,) = entry["spec"]["fields"]
-        changed = total = 0
+        moved = gone = total = 0
         for path in sorted((folder / name).glob("*.parquet")):
             table = pq.read_table(path, columns=[field, f"original_{field}"]).to_pydict()
             for noisy, original in zip(table[field], table[f"original_{field}"]):
                 before, after = word_tokens(original, "en"), word_tokens(noisy, "en")
-                changed += sum(1 for i, word in enumerate(before) if i >= len(after) or after[i] != word)
+                moved += sum(1 for i, word in enumerate(before) if i >= len(after) or after[i] != word)
+                gone += sum((Counter(before) - Counter(after)).values())
                 total += len(before)
-        shares.setdefault(f"{entry['spec']['noise']} ({entry['spec']['source']})", []).append(changed / total)
+        key = f"{entry['spec']['noise']} ({entry['spec']['source']})"
+        shares.setdefault(key, []).append((moved / total, gone / total))
     return shares
 
 
@@ -172,7 +187,7 @@ def evaluate_all(models: dict[str, Path], out: Path, eval_rows: int, seeds: int)
 
     folder = out / "set"
     start = time.perf_counter()
-    build_set(folder, list(models), seeds)
+    build_set(folder, models, seeds)
     print(f"built {folder} in {time.perf_counter() - start:.0f} s", flush=True)
     manifest = json.loads((folder / "noisecraft.json").read_text(encoding="utf-8"))
     rows = []
@@ -188,9 +203,11 @@ def evaluate_all(models: dict[str, Path], out: Path, eval_rows: int, seeds: int)
         rows += [{**row, "model": "MiniLM-L6 fine-tuned here"} for row in record["word_salad"]]
     print("\nagreement and confidence, % (shuffle: mean ± sd over seeds):")
     print(word_salad_table(rows, "MiniLM-L6 fine-tuned here"))
-    print("\nshare of the destroyed field's words not at their original position, % (shuffle: mean over seeds):")
+    print("\nshare of the destroyed field's words, % (shuffle: mean over seeds): not at their original position / "
+          "gone from the text")
     for name, values in words_changed(folder).items():
-        print(f"  {name}: {100 * float(np.mean(values)):.1f}")
+        moved, gone = np.mean(values, axis=0)
+        print(f"  {name}: {100 * moved:.1f} / {100 * gone:.1f}")
 
 
 def main() -> None:

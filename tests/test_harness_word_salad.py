@@ -90,7 +90,11 @@ def test_the_word_salad_family_is_read_from_the_models_citation():
 
 def test_a_row_names_the_transformation_by_its_non_default_parameters():
     assert transformation({"noise_id": "shuffle@2", "params": {"lang": "en", "max_tries": 100}}) == "shuffle@2"
-    assert transformation({"noise_id": "shuffle@2", "params": {"lang": "de", "max_tries": 5}}) == "shuffle@2 lang=de max_tries=5"
+    assert transformation({"noise_id": "shuffle@2", "params": {"lang": "de", "max_tries": 5}}) == "shuffle@2 max_tries=5 lang=de"
+    # an importance model's classifier differs per task by nature: drop on MRPC and on SST-2 are one row
+    for model in ("mrpc-model", "sst2-model"):
+        drop = {"noise_id": "drop@1", "params": {"model": model, "revision": None, "r": 0.3, "lang": "en"}}
+        assert transformation(drop) == "drop@1 r=0.3" and is_word_salad("drop@1")
     chain = {"noise_id": "keyboard@1 | sort@2", "params": {"rate": 0.1}, "config": "c"}
     assert transformation(chain) == "keyboard@1 | sort@2 rate=0.1"
 
