@@ -23,7 +23,7 @@ from noisecraft.errors import ConfigError
 from noisecraft.noise_models.base import NoiseInput, NoiseModel
 from noisecraft.noise_models.registry import create
 from noisecraft.pipeline import ConfigRequest, build_all
-from noisecraft.seeding import example_rng
+from noisecraft.seeding import example_rngs
 from noisecraft.stats import format_table
 from noisecraft.text_units import word_pattern
 
@@ -47,11 +47,16 @@ def best_of(repeat: int, fn) -> float:
 
 
 def measure(model: NoiseModel, ids: list[str], texts: list[str], repeat: int) -> tuple[float, float]:
-    """Seconds to derive the per-example RNGs, and to noise the texts (RNG derivation excluded)."""
+    """Seconds to derive and seed the per-example RNGs as a build does (:func:`~noisecraft.seeding.example_rngs`),
+    and to noise the texts (derivation and seeding excluded: without the ``noisecraft._twister`` extension the
+    generators seed lazily, so each is seeded here by touching its ``random``)."""
     noise_id, digest = model.noise_id, model.digest()
 
     def rngs() -> list:
-        return [example_rng(0, noise_id, digest, i, "question") for i in ids]
+        made = example_rngs(0, noise_id, digest, ids, "question")
+        for rng in made:
+            rng.random  # noqa: B018 - seeds a lazy generator now
+        return made
 
     rngs_time = best_of(repeat, rngs)
     return rngs_time, best_of(repeat, lambda: model.apply(NoiseInput(texts, rngs()))) - rngs_time

@@ -10,7 +10,8 @@ What is timed (CPU seconds of this process, ``time.process_time``, so other load
 less than wall time; each figure is the median of ``--rounds`` interleaved rounds, A, B, A, B ...):
 
 * ``keyboard@N (with generators)``: what a build pays, ``model(texts, seed, ids, field)``: deriving every example's
-  generator (blake2b over seed, model, parameters digest, id and field, then a Mersenne Twister) and the noise;
+  generator (blake2b over seed, model, parameters digest, id and field, then a Mersenne Twister, seeded by the
+  ``noisecraft._twister`` extension when it is built: the header says which) and the noise;
 * ``keyboard@2 generators + apply``: the same without the Python API's input checks (``model(...)`` checks every
   text for lone surrogates and builds the chain bookkeeping): the example generators derived and one
   :class:`~noisecraft.noise_models.base.NoiseInput` made, then ``model.apply``;
@@ -34,6 +35,7 @@ import subprocess
 import time
 from pathlib import Path
 
+import noisecraft.seeding as seeding_module
 from noisecraft.noise_models.base import NoiseInput
 from noisecraft.noise_models.registry import create
 from noisecraft.seeding import example_rngs
@@ -123,8 +125,9 @@ def main() -> None:
                  f"{PREVIOUS['noise_words_per_s']:,} words/s"))
     rows.append(("nlpaug 1.1.11 KeyboardAug", f"{words / peer_time:,.0f}", f"{1e6 * peer_time / len(texts):.1f}",
                  "1.00x", ""))
+    seeding = "noisecraft._twister (C extension)" if seeding_module._twisters else "random.Random (extension not built)"
     print(f"{len(texts):,} XQuAD-en questions ({args.copies} copies, {words:,} words), rate 0.25, CPU time, median of "
-          f"{args.rounds} interleaved rounds\n")
+          f"{args.rounds} interleaved rounds; generators seeded by {seeding}\n")
     print(format_table(("", "words/s", "us/question", "nlpaug time / ours", "previous"), rows))
 
 

@@ -119,10 +119,12 @@ def build(source: str, noise: NoiseModel | str | Sequence[NoiseModel | str] = "k
           revision: str | None = None, seed: int = 0, fields: Sequence[str] | None = None,
           config_name: str | None = None, protect_entities: bool = False, version: str = DEFAULT_DATASET_VERSION,
           pretty_name: str | None = None, num_proc: int = 1, batch_size: int = 1000, overwrite: bool = False,
-          progress: bool = True, add_source: bool = False) -> list[BuiltConfig]:
+          progress: bool = True, add_source: bool = False, engine: str = "local",
+          ray_address: str | None = None) -> list[BuiltConfig]:
     """One config per language x noise into ``out``; ``noisecraft build --source ...`` calls exactly this.
     ``data_file`` may hold ``{lang}`` (it must, for several languages). A folder holding other sources takes
-    this one only with ``add_source``."""
+    this one only with ``add_source``. ``engine="ray"`` runs the batches on Ray (the cluster at ``ray_address``,
+    else a Ray started here), writing the same bytes as the local pool."""
     langs = [lang] if isinstance(lang, str) else list(lang)
     noises = [noise] if isinstance(noise, (str, NoiseModel)) else list(noise)
     if not langs or not noises:
@@ -137,20 +139,23 @@ def build(source: str, noise: NoiseModel | str | Sequence[NoiseModel | str] = "k
                               config_name=config_name, protect_entities=protect_entities)
                 for code in langs for n in noises]
     return build_all(Path(out), requests, version=version, pretty_name=pretty_name, num_proc=num_proc,
-                     batch_size=batch_size, overwrite=overwrite, progress=progress, add_source=add_source)
+                     batch_size=batch_size, overwrite=overwrite, progress=progress, add_source=add_source,
+                     engine=engine, ray_address=ray_address)
 
 
 def build_recipe(path: str | Path, out: str | Path, *, data_dir: str | Path | None = None, seed: int | None = None,
                  sets: Sequence[str] = (), version: str | None = None, pretty_name: str | None = None,
                  num_proc: int = 1, batch_size: int = 1000, overwrite: bool = False,
-                 progress: bool = True, add_source: bool = False) -> list[BuiltConfig]:
+                 progress: bool = True, add_source: bool = False, engine: str = "local",
+                 ray_address: str | None = None) -> list[BuiltConfig]:
     """Every config of a recipe into ``out``; ``noisecraft build RECIPE.toml`` calls exactly this. ``seed`` and
-    ``sets`` (``key=value``) override the recipe; ``version`` and ``pretty_name`` default to the recipe's."""
+    ``sets`` (``key=value``) override the recipe; ``version`` and ``pretty_name`` default to the recipe's.
+    ``engine`` and ``ray_address`` as for :func:`build`."""
     recipe = load_recipe(Path(path), seed, sets)
     return build_all(Path(out), requests(recipe, Path(data_dir) if data_dir else None),
                      version=version or recipe.version, pretty_name=pretty_name or recipe.pretty_name,
                      recipe=recipe.table, num_proc=num_proc, batch_size=batch_size, overwrite=overwrite,
-                     progress=progress, add_source=add_source)
+                     progress=progress, add_source=add_source, engine=engine, ray_address=ray_address)
 
 
 __all__ = ["LabelLayout", "build", "build_recipe", "chain", "noise", "perturb"]

@@ -132,6 +132,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--num-proc", type=int, default=1, help="worker processes (default: %(default)s)")
     run.add_argument("--batch-size", type=int, default=1000, help="rows per batch (default: %(default)s)")
     run.add_argument("--no-progress", action="store_true", help="hide progress bars")
+    _add_engine_options(run)
 
     publish = commands.add_parser(
         "publish", help="upload a built folder to the Hugging Face Hub, verify it and tag its version",
@@ -215,6 +216,10 @@ def _parser() -> argparse.ArgumentParser:
                            help="input encoding: auto (UTF-8; lines that are not UTF-8 are read as latin-1 and reported) "
                                 "or a codec such as latin-1 or cp1252 (default: %(default)s)")
     wiki.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    redup.add_argument("--num-proc", type=int, default=1,
+                       help="worker processes, one tweet file each (default: %(default)s)")
+    for miner in (wiki, redup):
+        _add_engine_options(miner)
 
     setup = commands.add_parser("setup", help="prepare local data the models need, offline",
                                 description="Prepare local data that models otherwise download.")
@@ -237,6 +242,16 @@ def _parser() -> argparse.ArgumentParser:
                                     "declared parameters with type, default and help. Use them as "
                                     "--noise 'NAME(key=value, ...)'.")
     return parser
+
+
+def _add_engine_options(group: argparse._ActionsContainer) -> None:
+    """``--engine`` and ``--ray-address``: where the per-shard work runs (builds: batches; miners: files)."""
+    group.add_argument("--engine", choices=("local", "ray"), default="local",
+                       help="local: this machine's process pool; ray: Ray tasks (pip install 'noisecraft[ray]'), "
+                            "the same output (default: %(default)s)")
+    group.add_argument("--ray-address", metavar="ADDR",
+                       help="with --engine ray: the cluster to join (e.g. ray://head:10001 or auto; default: start a "
+                            "local Ray with --num-proc CPUs)")
 
 
 def _print_stats(built: Sequence[object]) -> None:
@@ -262,7 +277,8 @@ def cmd_build(args: argparse.Namespace) -> int:
     elif args.sets or args.data_dir:
         raise ConfigError("--set and --data-dir apply to recipes")
     execution = {"num_proc": args.num_proc, "batch_size": args.batch_size, "overwrite": args.overwrite,
-                 "progress": not args.no_progress, "add_source": args.add_source}
+                 "progress": not args.no_progress, "add_source": args.add_source, "engine": args.engine,
+                 "ray_address": args.ray_address}
     with warnings.catch_warnings(record=True):  # shown below, after the statistics, as noisecraft warnings
         if args.recipe is not None:
             built = nc.build_recipe(args.recipe, args.out, data_dir=args.data_dir, seed=args.seed, sets=args.sets,
@@ -327,11 +343,13 @@ def _miner_options(args: argparse.Namespace) -> dict[str, object]:
     """The options of ``noisecraft mine MINER`` as the miner's keyword arguments."""
     if args.miner == "wikiedits":
         return {"num_proc": max(args.num_proc, 1), "progress": not args.no_progress,
-                "namespaces": tuple(args.namespaces), "keep_going": args.keep_going}
+                "namespaces": tuple(args.namespaces), "keep_going": args.keep_going, "engine": args.engine,
+                "ray_address": args.ray_address}
     if args.miner == "gec":
         return {"strict": args.strict, "encoding": args.encoding}
     if args.miner == "reduplication":
-        return {"lexicon_files": args.lexicon, "encoding": args.encoding}
+        return {"lexicon_files": args.lexicon, "encoding": args.encoding, "num_proc": max(args.num_proc, 1),
+                "engine": args.engine, "ray_address": args.ray_address}
     return {"layout": args.layout, "keyboard_only": args.keyboard_only, "phonetic_filter": not args.no_phonetic_filter,
             "encoding": args.encoding}
 

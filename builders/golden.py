@@ -8,7 +8,8 @@ checks that), so a diff after a change is the version bump it announces. ``scrip
 the command line (it also resolves the tests' ``tiny:<name>`` models).
 
 A ``text`` is a string, a ``[first, second]`` pair for pair models (copy-sort), or ``[first, second,
-target]`` for a field of a pair task (the model noises ``target`` and may read the other side).
+target]`` for a field of a pair task (the model noises ``target`` and may read the other side). An optional
+``label`` is the row's class label, for models that read it (per-label generators).
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ from noisecraft.noise_models.base import PairText
 from noisecraft.noise_models.registry import create
 
 INPUT_KEYS = ("noise", "params", "lang", "seed", "id", "field", "text", "protected")
+#: Input keys a record may leave out.
+OPTIONAL_INPUT_KEYS = ("label",)
 OUTPUT_KEYS = ("output", "edits", "failure")
 
 
@@ -42,7 +45,7 @@ def golden_record(inputs: Mapping[str, Any], resolve: Callable[[Any], Any] = lam
     model = create(inputs["noise"], lang=inputs["lang"], **{k: resolve(v) for k, v in inputs["params"].items()})
     protected = [[tuple(s) for s in inputs["protected"]]] if inputs["protected"] else None
     [noised] = model([model_input(inputs["text"])], seed=inputs["seed"], ids=[inputs["id"]], field=inputs["field"],
-                     protected=protected)
+                     protected=protected, labels=[inputs["label"]] if "label" in inputs else None)
     return {**record, "output": noised.text, "edits": [list(e) for e in noised.edits], "failure": noised.failure}
 
 

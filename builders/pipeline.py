@@ -23,10 +23,12 @@ from typing import Any
 
 from noisecraft.config_request import ConfigRequest
 from noisecraft.errors import ConfigError, InputError
+from noisecraft.executors import Executor, RayExecutor, check_engine, make_executor
 from noisecraft.noise_models.base import NoiseModel
 from noisecraft.noise_models.registry import format_noise, parse_noise
 from noisecraft.noising import NoiseJob, check_text_fields, perturb_rows, prepare_field
 from noisecraft.repo import DatasetRepo, check_name, valid_config_name
+from noisecraft.runtime.offload import running_chunks_with
 from noisecraft.sources.base import SourceData
 from noisecraft.sources.registry import load_source
 from noisecraft.stats import ConfigStats
@@ -170,14 +172,16 @@ def _process_item(item: tuple[NoiseJob, Any, str, int, Sequence[dict[str, Any]]]
 
 
 def run_batches(job: NoiseJob, data: SourceData, features: Any, num_proc: int, batch_size: int,
-                progress: bool = True, desc: str = "", pool: WorkerPool | None = None) -> Iterator[BatchResult]:
-    """Results of every batch, in source order; with more than one batch and ``num_proc > 1`` they run in the
-    build's :class:`~noisecraft.workers.WorkerPool` (``pool``, or one made for this call), at most ``2 * num_proc``
-    batches in flight (memory stays bounded by the batch)."""
+                progress: bool = True, desc: str = "", pool: Executor | None = None) -> Iterator[BatchResult]:
+    """Results of every batch, in source order; with more than one batch they run on the build's executor
+    (``pool``: a :class:`~noisecraft.workers.WorkerPool` of ``num_proc`` processes, made for this call when not
+    given, or a :class:`~noisecraft.executors.RayExecutor`), a bounded window of batches in flight (memory stays
+    bounded by the batch)."""
     from tqdm.auto import tqdm
 
-    parallel = num_proc > 1 and len(data.rows) > batch_size
-    workers = pool if parallel and pool is not None else WorkerPool(num_proc if parallel else 1)
+    several = len(data.rows) > batch_size
+    parallel = several and (pool.parallel if pool is not None else num_proc > 1)
+    workers: Executor = pool if parallel and pool is not None else WorkerPool(num_proc if parallel else 1)
     if parallel:
         workers.start()  # before the progress bar's monitor thread: then the workers can be forked
     seen: set[str] = set()
@@ -235,9 +239,9 @@ def check_sizes(num_proc: int, batch_size: int) -> None:
 
 
 def build_config(repo: DatasetRepo, request: ConfigRequest, *, num_proc: int = 1, batch_size: int = 1000,
-                 overwrite: bool = False, progress: bool = True, pool: WorkerPool | None = None) -> BuiltConfig:
+                 overwrite: bool = False, progress: bool = True, pool: Executor | None = None) -> BuiltConfig:
     """Build one config into ``repo`` and record it in the manifest (the card is rendered by the caller); ``pool``
-    is the build's worker pool (reused across its configs), made for this config when not given."""
+    is the build's executor (reused across its configs), a worker pool made for this config when not given."""
     check_sizes(num_proc, batch_size)
     if request.split is not None:
         check_name("split", request.split)  # before any work: datasets would not load the folder
@@ -268,8 +272,10 @@ def build_config(repo: DatasetRepo, request: ConfigRequest, *, num_proc: int = 1
     columns: dict[str, Counter[Any]] = {}
 
     if model.capabilities.model_based:  # every input of the split through the model at once (see Capabilities)
-        for field_name in job.fields:
-            prepare_field(job, data.rows, field_name, progress)
+        # on Ray, a model computes its missing outputs on Ray Data actors and stores them in the cache here
+        with running_chunks_with(pool.map_chunks if isinstance(pool, RayExecutor) else None):
+            for field_name in job.fields:
+                prepare_field(job, data.rows, field_name, progress)
 
     def tables() -> Iterator[Any]:
         for result in run_batches(job, data, features, num_proc, batch_size, progress, desc=name, pool=pool):
@@ -352,14 +358,18 @@ def _param_rows(model: NoiseModel) -> list[dict[str, str]]:
 def build_all(out: Path, requests: Sequence[ConfigRequest], *, version: str = DEFAULT_DATASET_VERSION,
               pretty_name: str | None = None, recipe: dict[str, Any] | None = None, num_proc: int = 1,
               batch_size: int = 1000, overwrite: bool = False,
-              progress: bool = True, add_source: bool = False) -> list[BuiltConfig]:
+              progress: bool = True, add_source: bool = False, engine: str = "local",
+              ray_address: str | None = None) -> list[BuiltConfig]:
     """Build every request into the repo folder ``out`` and render its card: what ``noisecraft build``,
     ``nc.build`` and ``nc.build_recipe`` all do. ``recipe`` (resolved) is kept in the manifest. A folder that
-    holds configs of other sources takes a new source only with ``add_source`` (the card's sources change)."""
+    holds configs of other sources takes a new source only with ``add_source`` (the card's sources change).
+    ``engine`` runs the batches on this machine's process pool (``local``) or on Ray (``ray``, at ``ray_address``
+    or a Ray started here): the bytes written are the same."""
     if not requests:
         raise ConfigError("nothing to build")
     check_sizes(num_proc, batch_size)  # before the folder or the worker pool is made
-    with DatasetRepo(Path(out), version, pretty_name) as repo, WorkerPool(num_proc) as pool:
+    check_engine(engine, ray_address)
+    with DatasetRepo(Path(out), version, pretty_name) as repo, make_executor(engine, num_proc, ray_address) as pool:
         held = sorted({str(e["spec"].get("source")) for e in repo.manifest["configs"].values()})
         new = sorted({r.source for r in requests} - set(held))
         if held and new and not add_source:

@@ -9,11 +9,14 @@ Only :meth:`random.Random.random` is used to draw numbers: Python guarantees tha
 for an integer seed stays the same across versions, whereas ``randrange``/``choice``/``shuffle``
 have changed between releases. Integers and choices are derived from it here.
 
-Cost. Seeding a Mersenne Twister from a 128-bit integer runs ~1,900 dependent steps in C (~8 us, the
-bulk of a short question's noise), so a generator is made only when its first number is drawn
-(:class:`ExampleRng` is lazy), and :func:`example_rngs` hashes the part of the key shared by a batch
-(seed, model, digest) once and only the example id and field per example. Both give exactly the streams
-of :func:`derive_seed` followed by ``random.Random(seed)``.
+Cost. Seeding ``random.Random`` from a 128-bit integer runs ~1,900 dependent steps in C (5-8 us, 40 % of
+keyboard noise on a question). :func:`example_rngs`, which every build uses, hashes the part of the key shared
+by a batch (seed, model, digest) once and only the example id and field per example, then seeds the whole
+batch with the ``noisecraft._twister`` extension (``builders/_twister.c``): CPython's own seeding steps, minus
+the chain that is the same for every seed, four seeds interleaved (~2 us a seed). Without the extension (no C
+compiler at install) it makes lazy :class:`ExampleRng` objects seeded by ``random.Random`` on their first draw.
+Every path gives exactly the streams of :func:`derive_seed` followed by ``random.Random(seed)``
+(tests/test_seeding.py).
 """
 
 from __future__ import annotations
@@ -23,6 +26,11 @@ import json
 from _random import Random as _CRandom
 from collections.abc import Mapping, MutableSequence, Sequence
 from typing import Any, TypeVar
+
+try:
+    from noisecraft._twister import twisters as _twisters
+except ImportError:  # built only where pip found a C compiler: same streams, slower seeding
+    _twisters = None
 
 T = TypeVar("T")
 
@@ -96,14 +104,22 @@ def example_rng(seed: int, noise_id: str, digest: str, example_id: str, field: s
 
 def example_rngs(seed: int, noise_id: str, digest: str, example_ids: Sequence[str], field: str) -> list[ExampleRng]:
     """The generators of many examples of one field, equal to :func:`example_rng` for each id: the hash state
-    after the shared prefix ``seed, noise id, digest`` is computed once and copied per example."""
+    after the shared prefix ``seed, noise id, digest`` is computed once and copied per example, and the
+    generators are seeded together by ``noisecraft._twister`` when it is built (see the module's docstring)."""
     prefix = hashlib.blake2b(digest_size=16)
     prefix.update(_SEP.join(p.encode("utf-8") for p in (str(seed), noise_id, digest)) + _SEP)
     tail = _SEP + field.encode("utf-8")
-    from_bytes = int.from_bytes
-    rngs = []
+    keys = []
     for example_id in example_ids:
         state = prefix.copy()
         state.update(example_id.encode("utf-8") + tail)
-        rngs.append(ExampleRng(from_bytes(state.digest(), "big")))
+        keys.append(state.digest())  # the seed, big-endian: derive_seed's int.from_bytes(digest, "big")
+    if _twisters is None:
+        return [ExampleRng(int.from_bytes(key, "big")) for key in keys]
+    new = object.__new__
+    rngs = []
+    for twister in _twisters(keys):
+        rng = new(ExampleRng)
+        rng.random = twister.random
+        rngs.append(rng)
     return rngs

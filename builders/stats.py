@@ -80,6 +80,11 @@ _13A_RULES = [
 ]
 
 
+#: The characters some 13a rule acts on (the first rule's class, "." and "," of the next two, "-" of the last): a
+#: chunk holding none is its own tokenization (most words, and the typos made in them).
+_13A_ACTED_ON = re.compile(r"[\{-\~\[-\` -\&\(-\+\:-\@\/.,\-]")
+
+
 def _spaced_after(match: re.Match[str]) -> str:
     return f"{match[1]} {match[2]} "
 
@@ -92,7 +97,13 @@ def _spaced_before(match: re.Match[str]) -> str:
 def _bleu_tokenizer() -> Callable[[str], str]:
     """sacrebleu's 13a tokenizer (imported on first use: sacrebleu is slow to import), its rules applied faster when
     the installed sacrebleu has the rules this module knows (otherwise sacrebleu's own tokenizer is used). The
-    output is sacrebleu's, character for character (tests/test_stats.py compares them)."""
+    output is sacrebleu's, character for character (tests/test_stats.py compares them).
+
+    The rules look at a character and its neighbours only, and every whitespace character is the same to them
+    (not a digit, not ``.``/``,``), so a line's tokens are the tokens of its whitespace-separated chunks, each
+    tokenized alone between two spaces. Chunks (words) repeat, so each is tokenized once (a bounded memo): a
+    noisy paragraph costs a split, dictionary lookups and a join. Lines holding a newline (``-\\n`` joins two
+    chunks) go through the rules whole."""
     from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 
     reference = Tokenizer13a()
@@ -102,8 +113,7 @@ def _bleu_tokenizer() -> Callable[[str], str]:
     spaced = [(ch, f" {ch} ") for ch in map(chr, range(128)) if ch != " " and rules[0][0].fullmatch(ch)]
     rest = [(rules[1][0].sub, _spaced_after), (rules[2][0].sub, _spaced_before), (rules[3][0].sub, _spaced_after)]
 
-    @lru_cache(maxsize=1024)  # originals repeat (SQuAD contexts); noisy lines rarely do
-    def tokenize(line: str) -> str:
+    def whole(line: str) -> str:
         line = line.replace("<skipped>", "").replace("-\n", "").replace("\n", " ")
         if "&" in line:
             line = line.replace("&quot;", '"').replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">")
@@ -115,28 +125,64 @@ def _bleu_tokenizer() -> Callable[[str], str]:
             line = sub(replace, line)
         return " ".join(line.split())
 
+    chunks: dict[str, str] = {}
+    acted_on = _13A_ACTED_ON.search
+
+    @lru_cache(maxsize=1024)  # originals repeat (SQuAD contexts); noisy lines rarely do
+    def tokenize(line: str) -> str:
+        if "\n" in line:
+            return whole(line)
+        words = line.split()
+        pieces = list(map(chunks.get, words))
+        if None in pieces:
+            if len(chunks) > 20_000:  # bound memory (~3 MB a process): typos fill it with words seen once
+                chunks.clear()
+            for index, piece in enumerate(pieces):
+                if piece is None:
+                    word = words[index]
+                    pieces[index] = chunks[word] = whole(word) if acted_on(word) else word
+        return " ".join(filter(None, pieces))  # a chunk may tokenize to nothing (<skipped>)
+
     return tokenize
 
 
-def _ngram_counts(ids: list[int], base: int) -> list[Counter[int]]:
-    """Counts of the n-grams (n = 1..4) of a sequence of token ids below ``base``, each n-gram as one integer
-    (its ids as digits in base ``base``), computed by C iterators (``map`` over shifted views): no tuple and no
-    Python step per n-gram."""
-    counts = [Counter(ids)]
-    keys = ids
+def _ngram_keys(ids: list[int], base: int) -> list[list[int]]:
+    """The n-grams (n = 1..4) of a sequence of token ids below ``base``, each n-gram as one integer (its ids as
+    digits in base ``base``), computed by C iterators (``map`` over shifted views): no tuple and no Python step
+    per n-gram."""
+    keys = [ids]
     for n in range(2, BLEU_MAX_ORDER + 1):
-        keys = list(map(add, map(mul, keys, repeat(base)), ids[n - 1 :]))
-        counts.append(Counter(keys))
-    return counts
+        keys.append(list(map(add, map(mul, keys[-1], repeat(base)), ids[n - 1 :])))
+    return keys
+
+
+class _ReferenceNgrams:
+    """A tokenized reference's length, vocabulary (token ids from 1) and, per n-gram order, its n-grams as a list
+    and as a set (fewer members than the list: some repeat), and their counts, made on first need."""
+
+    __slots__ = ("length", "vocabulary", "keys", "sets", "counts")
+
+    def __init__(self, tokenized: str) -> None:
+        tokens = tokenized.split()
+        self.length = len(tokens)
+        self.vocabulary = dict(zip(dict.fromkeys(tokens), count(1)))
+        self.keys = _ngram_keys(list(map(self.vocabulary.__getitem__, tokens)), len(self.vocabulary) + 1)
+        self.sets = [set(keys) for keys in self.keys]
+        self.counts: list[Counter[int] | None] = [None] * BLEU_MAX_ORDER
+
+    def count_of(self, order: int) -> Counter[int]:
+        """Counts of the n-grams of one order (index 0: unigrams)."""
+        found = self.counts[order]
+        if found is None:
+            found = self.counts[order] = Counter(self.keys[order])
+        return found
 
 
 @lru_cache(maxsize=256)  # rows of a paragraph come together; a few MB at most
-def _reference_ngrams(tokenized: str) -> tuple[int, dict[str, int], list[Counter[int]]]:
-    """Length, token ids (from 1) and n-gram counts of a tokenized reference, memoised: every question row of a
-    SQuAD paragraph carries the same original context."""
-    tokens = tokenized.split()
-    vocabulary = dict(zip(dict.fromkeys(tokens), count(1)))
-    return len(tokens), vocabulary, _ngram_counts(list(map(vocabulary.__getitem__, tokens)), len(vocabulary) + 1)
+def _reference_ngrams(tokenized: str) -> _ReferenceNgrams:
+    """:class:`_ReferenceNgrams` of a tokenized reference, memoised: every question row of a SQuAD paragraph
+    carries the same original context."""
+    return _ReferenceNgrams(tokenized)
 
 
 def bleu_matches(ref: str, hyp: str) -> tuple[int, int, list[int]]:
@@ -145,15 +191,25 @@ def bleu_matches(ref: str, hyp: str) -> tuple[int, int, list[int]]:
     ``sacrebleu.metrics.BLEU`` counts them (an unchanged line matches all its n-grams).
 
     Tokens are numbered by the reference's vocabulary; a hypothesis token the reference lacks is 0, so every
-    n-gram holding one is absent from the reference's counts and matches nothing, exactly as the word itself."""
-    ref_len, vocabulary, ref_counts = _reference_ngrams(ref)
+    n-gram holding one is absent from the reference's counts and matches nothing, exactly as the word itself.
+    Where one side has no repeated n-gram of an order, every shared n-gram has ``min(...) = 1``, so the matches
+    are the size of the two sets' intersection; counts are made only when both sides repeat one (unigrams of
+    a paragraph, mostly)."""
+    reference = _reference_ngrams(ref)
+    ref_len = reference.length
     if hyp == ref:
         return ref_len, ref_len, [max(ref_len - n + 1, 0) for n in range(1, BLEU_MAX_ORDER + 1)]
     hyp_tokens = hyp.split()
-    hyp_ids = list(map(vocabulary.get, hyp_tokens, repeat(0)))
+    vocabulary = reference.vocabulary
+    hyp_keys = _ngram_keys(list(map(vocabulary.get, hyp_tokens, repeat(0))), len(vocabulary) + 1)
     matches = []
-    for theirs, mine in zip(_ngram_counts(hyp_ids, len(vocabulary) + 1), ref_counts):
-        common = theirs.keys() & mine.keys()
+    for order, (keys, ref_keys, ref_set) in enumerate(zip(hyp_keys, reference.keys, reference.sets)):
+        hyp_set = set(keys)
+        common = hyp_set & ref_set
+        if len(hyp_set) == len(keys) or len(ref_set) == len(ref_keys):
+            matches.append(len(common))
+            continue
+        theirs, mine = Counter(keys), reference.count_of(order)
         matches.append(sum(map(min, map(theirs.__getitem__, common), map(mine.__getitem__, common))))
     return ref_len, len(hyp_tokens), matches
 
@@ -174,7 +230,8 @@ class FieldScores:
     - BLEU (sacrebleu 2 ``corpus_bleu`` defaults): per sentence, 13a-tokenised n-gram matches
       (clipped by the reference counts) and totals for n = 1..4, and hypothesis/reference lengths;
       the summed counts go through ``sacrebleu.metrics.BLEU.compute_bleu`` with ``exp`` smoothing.
-      The n-grams are counted by C iterators and a reference's counts are memoised (:func:`bleu_matches`).
+      The n-grams are made by C iterators, compared as sets where neither side repeats one, and a
+      reference's n-grams are memoised (:func:`bleu_matches`).
     """
 
     sentences: int = 0

@@ -28,8 +28,8 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 
-#: Modules whose native thread pools (invisible to :mod:`threading`) do not survive a fork (OpenMP, MKL, rayon).
-FORK_UNSAFE_MODULES = ("torch", "tensorflow", "jax", "tokenizers")
+#: Modules whose native thread pools (invisible to :mod:`threading`) do not survive a fork (OpenMP, MKL, rayon: polars).
+FORK_UNSAFE_MODULES = ("torch", "tensorflow", "jax", "tokenizers", "polars")
 
 
 def start_method() -> str:
@@ -49,6 +49,11 @@ class WorkerPool:
         self.num_proc = num_proc
         self._pool: Any = None
         self._frozen = False
+
+    @property
+    def parallel(self) -> bool:
+        """Whether items run in worker processes (more than one process), not here."""
+        return self.num_proc > 1
 
     def __enter__(self) -> WorkerPool:
         return self

@@ -35,6 +35,7 @@ import polars as pl
 
 from noisecraft.citations import LENGTHENING_CITATION, OPINION_LEXICON_CITATION, SENTIMENT140_CITATION
 from noisecraft.errors import ConfigError, InputError
+from noisecraft.executors import check_engine, make_executor
 from noisecraft.mining.output import MinedDictionary
 from noisecraft.noise_dictionary import with_probabilities
 from noisecraft.text_files import AUTO, LineDecoder, decode_file, describe_files, line_blocks, open_binary, unique_files
@@ -355,19 +356,34 @@ class _Found:
     tweets: int
 
 
+def _merge(parts: Sequence[pl.DataFrame], tweets: int) -> _Found:
+    """Candidate counts of several batches (or files) summed per word: tweets never span batches or files, so
+    distinct-tweet counts add up, and the sum does not depend on how the tweets were split."""
+    schema = {"word": pl.String, "count": pl.UInt32, "tweets": pl.UInt32}
+    if not parts:
+        return _Found(pl.DataFrame(schema=schema), tweets)
+    merged = pl.concat(parts).group_by("word").agg(pl.col("count").sum(), pl.col("tweets").sum()).sort("word")
+    return _Found(merged, tweets)
+
+
 def _scan(batches: Iterable[pl.Series], tripled: str) -> _Found:
-    """Candidate words summed over batches of tweet texts (tweets never span batches, so distinct-tweet
-    counts add up). Only the small per-batch results are kept."""
+    """Candidate words summed over batches of tweet texts. Only the small per-batch results are kept."""
     parts: list[pl.DataFrame] = []
     tweets = 0
     for texts in batches:
         tweets += texts.len()
-        parts.append(_candidate_words(texts, tripled))
-    schema = {"word": pl.String, "count": pl.UInt32, "tweets": pl.UInt32}
-    if not parts:
-        return _Found(pl.DataFrame(schema=schema), 0)
-    merged = pl.concat(parts).group_by("word").agg(pl.col("count").sum(), pl.col("tweets").sum()).sort("word")
-    return _Found(merged, tweets)
+        if tripled:  # an empty lexicon has no letters to repeat: count the tweets only
+            parts.append(_candidate_words(texts, tripled))
+    return _merge(parts, tweets)
+
+
+def _scan_file(job: tuple[Path, str, str]) -> tuple[_Found, str]:
+    """One shard of a mining run: the candidates of one tweet file (``(path, encoding, tripled)``) and how the file
+    was decoded. A pure function of the file, so files can be scanned by any executor."""
+    path, encoding, tripled = job
+    reader = TweetFile(path, encoding)
+    found = _scan((batch.get_column("text") for batch in reader.batches(("text",))), tripled)
+    return found, reader.encoding()
 
 
 def _texts(texts: pl.Series | Iterable[pl.Series]) -> Iterable[pl.Series]:
@@ -387,13 +403,15 @@ def _mine(texts: pl.Series | Iterable[pl.Series], lexicon: Lexicon | Iterable[st
           lang: str) -> tuple[list[dict[str, Any]], MiningReport]:
     """Rows of :func:`mine_reduplications` and the report of what was set aside."""
     lexicon = _as_lexicon(lexicon)
+    return _rows(_scan(_texts(texts), _tripled_letters(set("".join(lexicon.index)))), lexicon, lang)
+
+
+def _rows(found: _Found, lexicon: Lexicon, lang: str) -> tuple[list[dict[str, Any]], MiningReport]:
+    """Dictionary rows of the scanned candidates (each mapped to its lexicon word) and what was set aside."""
     index = lexicon.index
-    report = MiningReport()
+    report = MiningReport(tweets=found.tweets)
     if not index:
-        report.tweets = sum(batch.len() for batch in _texts(texts))
         return [], report
-    found = _scan(_texts(texts), _tripled_letters(set("".join(index))))
-    report.tweets = found.tweets
     rows = []
     for token, count, tweets in found.candidates.iter_rows():
         word = token.lstrip("@#")
@@ -458,23 +476,29 @@ REDUPLICATION_COLUMN_DOCS = {
 
 
 def reduplication_dictionary(tweet_files: Sequence[Path], lexicon_files: Sequence[Path], lang: str = "en",
-                             encoding: str = AUTO) -> MinedDictionary:
+                             encoding: str = AUTO, num_proc: int = 1, engine: str = "local",
+                             ray_address: str | None = None) -> MinedDictionary:
     """Mine tweet files against a lexicon into a dictionary ready for :func:`noisecraft.mining.output.write_dictionary`.
 
     Each file is read once (a file listed twice, by any path, is mined once) and decoded as
     ``encoding`` says (``auto``: UTF-8, latin-1 for the lines that are not); the stats say how each
     file was read, which lexicon entries were folded, and how many variants were in @mentions or
-    #hashtags and so left out.
+    #hashtags and so left out. Files are scanned one per task on the ``engine``'s executor (``num_proc``
+    local processes, or Ray at ``ray_address``; see :mod:`noisecraft.executors`) and their counts summed:
+    the same dictionary for any engine and process count.
     """
     import time
 
+    check_engine(engine, ray_address)
     start = time.perf_counter()
     lexicon_words, lexicon_read_as = _read_lexicon(lexicon_files, encoding)
     lexicon = fold_lexicon(lexicon_words)
     files, repeats = unique_files(tweet_files)
-    readers = [TweetFile(path, encoding) for path in files]
-    texts = (batch.get_column("text") for reader in readers for batch in reader.batches(("text",)))
-    rows, report = _mine(texts, lexicon, lang)
+    tripled = _tripled_letters(set("".join(lexicon.index)))
+    with make_executor(engine, min(num_proc, max(len(files), 1)), ray_address) as pool:
+        scanned = list(pool.imap(_scan_file, [(path, encoding, tripled) for path in files]))
+    found = _merge([part.candidates for part, _ in scanned], sum(part.tweets for part, _ in scanned))
+    rows, report = _rows(found, lexicon, lang)
     top_tags = ", ".join(f"{tag} {count}" for tag, count in report.tag_variants.most_common(5))
     left_out = f"{report.tag_occurrences} occurrence(s) left out" + (f" ({top_tags})" if top_tags else "")
     stats = {"tweets": report.tweets, "lexicon_words": len(lexicon_words), "canonical_words": len({r["correct"] for r in rows}),
@@ -482,7 +506,7 @@ def reduplication_dictionary(tweet_files: Sequence[Path], lexicon_files: Sequenc
              "in_mentions_or_hashtags": left_out,
              "lexicon_folded": lexicon.describe_folding(),
              "lexicon_lengthened_kept": ", ".join(lexicon.kept) or "none",
-             "read_as": describe_files([(reader.path, reader.encoding()) for reader in readers]),
+             "read_as": describe_files([(path, read_as) for path, (_, read_as) in zip(files, scanned)]),
              "lexicon_read_as": describe_files(lexicon_read_as),
              "repeated_inputs": "; ".join(repeats) or "none",
              "seconds": round(time.perf_counter() - start, 1)}

@@ -35,6 +35,7 @@ from rapidfuzz.distance import Levenshtein
 
 from noisecraft.citations import WIKIEDIT_CITATION
 from noisecraft.errors import ConfigError, InputError
+from noisecraft.executors import check_engine, make_executor
 from noisecraft.mining.mediawiki import DumpError, DumpReader, PageEnd, Revision
 from noisecraft.mining.output import MinedDictionary
 from noisecraft.mining.wiki_text import LanguageText, strip_markup
@@ -43,7 +44,6 @@ from noisecraft.repo import atomic_write_text
 from noisecraft.seeding import params_digest
 from noisecraft.text_files import cannot_read, unique_files
 from noisecraft.text_units import tokenize
-from noisecraft.workers import WorkerPool
 
 try:  # difflib's algorithm compiled (the same opcodes, tested): about 4x faster on token lists
     from cydifflib import SequenceMatcher
@@ -357,8 +357,11 @@ def _mine_one(job: tuple[WikiEditMiner, Path, Path, bool]) -> tuple[FileResult, 
 
 
 def mine_dumps(miner: WikiEditMiner, dumps: list[Path], checkpoints: Path, num_proc: int = 1,
-               progress: bool = True, keep_going: bool = False) -> tuple[list[FileResult], Counter[str]]:
-    """Mine every dump (in parallel over files), resuming from checkpoints; results in input order.
+               progress: bool = True, keep_going: bool = False, engine: str = "local",
+               ray_address: str | None = None) -> tuple[list[FileResult], Counter[str]]:
+    """Mine every dump (in parallel over files on the ``engine``'s executor: see :mod:`noisecraft.executors`),
+    resuming from checkpoints; results in input order. On a Ray cluster the dumps and the checkpoint folder must
+    be at the same path on every node (a shared file system), so an interrupted cluster run resumes too.
 
     A file that is not a readable MediaWiki dump raises :class:`InputError`, or with ``keep_going``
     gives an empty :class:`FileResult` whose ``skipped`` says why (counted in ``files_skipped``).
@@ -367,8 +370,8 @@ def mine_dumps(miner: WikiEditMiner, dumps: list[Path], checkpoints: Path, num_p
 
     run: Counter[str] = Counter()
     results: list[FileResult] = []
-    if num_proc > 1 and len(dumps) > 1:
-        with WorkerPool(min(num_proc, len(dumps))) as pool:
+    if engine != "local" or (num_proc > 1 and len(dumps) > 1):
+        with make_executor(engine, min(num_proc, max(len(dumps), 1)), ray_address) as pool:
             pool.start()  # before the progress bar's monitor thread (see noisecraft.workers)
             with tqdm(total=len(dumps), unit="file", desc="wikiedits", disable=not progress) as bar:
                 for result, resumed in pool.imap(_mine_one, [(miner, d, checkpoints, keep_going) for d in dumps]):
@@ -464,20 +467,23 @@ def _by_name(dump: Path, message: str) -> str:
 
 
 def mine_wikiedits(dumps: list[Path], lang: str, checkpoints: Path, num_proc: int = 1, progress: bool = True,
-                   namespaces: tuple[int, ...] = (0,), keep_going: bool = False) -> MinedDictionary:
+                   namespaces: tuple[int, ...] = (0,), keep_going: bool = False, engine: str = "local",
+                   ray_address: str | None = None) -> MinedDictionary:
     """Mine dumps into a dictionary ready for :func:`noisecraft.mining.output.write_dictionary`.
 
     Each file is mined once however often it is listed (by path or through another path to the same
     file). A file that is not a readable MediaWiki dump raises :class:`InputError`; with
     ``keep_going`` it is skipped instead. The stats say which files were skipped, damaged or
-    repeated, and how each was read (compression, encoding).
+    repeated, and how each was read (compression, encoding). ``engine="ray"`` mines the files as Ray tasks
+    (at ``ray_address``, else on a Ray started here): the same dictionary as the local pool.
     """
     import time
 
+    check_engine(engine, ray_address)
     miner = WikiEditMiner(lang, namespaces=namespaces)
     start = time.perf_counter()
     dumps, repeats = unique_files(dumps)
-    results, run = mine_dumps(miner, dumps, checkpoints, num_proc, progress, keep_going)
+    results, run = mine_dumps(miner, dumps, checkpoints, num_proc, progress, keep_going, engine, ray_address)
     rows = dictionary_rows(lang, results, miner.examples_per_pair)
     totals: Counter[str] = Counter()
     for result in results:

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from noisecraft.edits import Edit, apply_edits
-from noisecraft.golden import INPUT_KEYS, golden_lines
+from noisecraft.golden import INPUT_KEYS, OPTIONAL_INPUT_KEYS, golden_lines
 from noisecraft.noise_models.registry import VERSIONS
 
 from tiny_models import resolve_tiny
@@ -36,7 +36,7 @@ def test_every_noise_model_version_has_a_golden_file():
 def test_golden_outputs_are_reproduced_exactly(path, monkeypatch):
     monkeypatch.chdir(REPO)  # dictionary paths in the golden files are relative to the repository
     want = records(path)
-    inputs = [{k: v for k, v in record.items() if k in INPUT_KEYS} for record in want]
+    inputs = [{k: v for k, v in record.items() if k in INPUT_KEYS + OPTIONAL_INPUT_KEYS} for record in want]
     got = golden_lines(inputs, resolve_tiny)
     for mine, theirs in zip(got.splitlines(), want):
         assert json.loads(mine) == theirs, (theirs["noise"], theirs["params"], theirs["text"])

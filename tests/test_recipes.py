@@ -44,6 +44,10 @@ TINY_MODELS = {
 }
 #: Classifiers of the importance-guided word salad (drop, repeat, replace, copyone) become the tiny MRPC-labelled BERT.
 TINY_CLASSIFIERS = {"drop", "repeat", "replace", "copyone"}
+#: pbsmt trains on the Hub's training split by default: here on the toy corpus, and decodes its dev rows (the local
+#: MNLI slice's premises share no phrase with it); for SST-2 the toy training sentences are also the rows.
+PBSMT = {"mnli": ("tests/data/pbsmt/mnli_train.tsv", "tests/data/pbsmt/mnli_dev.tsv"),
+         "sst2": ("tests/data/pbsmt/sst2_train.tsv", "tests/data/pbsmt/sst2_train.tsv")}
 SLICE = REPO_ROOT / "tests" / "data" / "xquad_slice.{lang}.json"
 MEDIAWIKI = {  # each page once: the other Pear/Pyrus files are the same pages in other formats
     "hi": ("hiwiki_kahani_94revs.xml", "hiwiki_main_page_13revs.xml"),
@@ -113,6 +117,9 @@ def local_sets(path: Path, dictionaries: dict[str, Path]) -> list[str]:
             steps = ([(f"configs.{g}.noise.{n}.chain.{k}", step) for k, step in enumerate(entry["chain"])]
                      if isinstance(entry, dict) and "chain" in entry else [(f"configs.{g}.noise.{n}", entry)])
             for where, step in steps:
+                if isinstance(step, dict) and str(step.get("name")).partition("@")[0] == "pbsmt":
+                    train, rows = PBSMT[step["task"]]
+                    sets += [f"{where}.data_file={REPO_ROOT / train}", f"configs.{g}.data_file={REPO_ROOT / rows}"]
                 if isinstance(step, dict) and str(step.get("name")).partition("@")[0] in TINY_CLASSIFIERS:
                     sets.append(f"{where}.model={tiny_model('cls-mrpc')}")
                 if isinstance(step, dict) and step.get("name") in TINY_MODELS:

@@ -68,3 +68,32 @@ def test_lazy_generator_draws_pythons_mersenne_twister_stream():
     for seed in (0, 7, 2**64 + 3, derive_seed(0, "keyboard@2", "d", "q", "question")):
         rng, reference = ExampleRng(seed), random.Random(seed)
         assert [rng.random() for _ in range(1000)] == [reference.random() for _ in range(1000)]  # past one twist
+
+
+def test_batch_seeding_extension_draws_pythons_streams():
+    # noisecraft._twister seeds four 4-word keys interleaved and every other key alone; both must be
+    # random.Random's stream for int.from_bytes(key, "big"), past the first twist (312 draws).
+    import random
+
+    import pytest
+
+    twister = pytest.importorskip("noisecraft._twister")
+    source = random.Random(22)
+    seeds = [source.getrandbits(128) for _ in range(41)] + [0, 1, 2**32, 2**96 - 1, 2**96, 2**127, 2**128 - 1, 2**200 + 5]
+    keys = [s.to_bytes(max(1, (s.bit_length() + 7) // 8), "big") for s in seeds]
+    keys += [b"\x00" * 16, b"\x00" * 4 + (7).to_bytes(12, "big"), b""]  # leading zero words count as absent
+    seeds += [0, 7, 0]
+    for seed, made in zip(seeds, twister.twisters(keys), strict=True):
+        reference = random.Random(seed)
+        assert [made.random() for _ in range(700)] == [reference.random() for _ in range(700)], seed
+
+
+def test_batch_seeding_with_and_without_the_extension_is_the_same(monkeypatch):
+    import noisecraft.seeding as seeding
+
+    ids = [f"q{i}" for i in range(13)]  # not a multiple of four: the last seeds take the one-seed path
+    fast = seeding.example_rngs(5, "keyboard@2", "d", ids, "question")
+    monkeypatch.setattr(seeding, "_twisters", None)
+    plain = seeding.example_rngs(5, "keyboard@2", "d", ids, "question")
+    for a, b in zip(fast, plain, strict=True):
+        assert [a.random() for _ in range(400)] == [b.random() for _ in range(400)]

@@ -50,6 +50,7 @@ MODELS: dict[tuple[str, int], tuple[str, str]] = {
     ("repeat", 1): ("word_salad_importance", "RepeatWords"),
     ("replace", 1): ("word_salad_importance", "ReplaceWords"),
     ("copyone", 1): ("word_salad_importance", "CopyOne"),
+    ("pbsmt", 1): ("word_salad_pbsmt", "WordSaladPBSMT"),
 }
 #: The newest version of each model, by name.
 LATEST: dict[str, int] = {name: max(v for n, v in MODELS if n == name) for name, _ in sorted(MODELS)}

@@ -31,6 +31,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, ClassVar
 
 from noisecraft.errors import ConfigError
@@ -39,6 +40,7 @@ from noisecraft.runtime.batching import run_batched, stable_key
 from noisecraft.runtime.cache import CurrentCache, cached_map, input_key
 from noisecraft.runtime.device import Placement
 from noisecraft.runtime.loading import ModelRef, library_versions, load_pretrained, newly_initialised
+from noisecraft.runtime.offload import ChunkRunner, chunk_runner
 
 #: Padded tokens per batch (``batch size x longest input``) when none is given. On CPU larger batches stop
 #: paying off early (measured in benchmarks/eval_throughput.py); a GPU takes far more.
@@ -409,7 +411,11 @@ class Head:
         """The output of every input, in input order; each distinct input computed at most once, ever (cached)."""
         items = [list(item) if isinstance(item, tuple) else item for item in inputs]
         cache = self._cache(task) if self.use_cache else None
-        return cached_map(cache, items, lambda missing, store: self._compute(task, missing, store, desc or task.name))
+        runner = chunk_runner()
+        if runner is None:
+            return cached_map(cache, items, lambda missing, store: self._compute(task, missing, store, desc or task.name))
+        return cached_map(cache, items, lambda missing, store: self._compute_with(runner, task, missing, store,
+                                                                                  desc or task.name))
 
     def probabilities(self, inputs: Sequence[Sequence[str]]) -> list[list[float]]:
         """Class probabilities of every input (``(text,)`` or ``(first, second)``), in input order."""
@@ -426,13 +432,26 @@ class Head:
     def _compute(self, task: Task, items: list[Any], store: Store, desc: str) -> list[Any]:
         self.model(task)  # loaded (and checked) before anything is tokenised
         self.computed += len(items)
-        order = sorted(range(len(items)), key=lambda i: input_key(items[i]))  # steps by content, never by position
         results: list[Any] = [None] * len(items)
-        for start in range(0, len(order), STEP):
-            step = order[start : start + STEP]
+        for step in _steps(items):
             done = self._compute_step(task, [items[i] for i in step], store, desc)
             for i, value in zip(step, done):
                 results[i] = value
+        return results
+
+    def _compute_with(self, runner: ChunkRunner, task: Task, items: list[Any], store: Store, desc: str) -> list[Any]:
+        """:meth:`_compute` with each step computed by ``runner`` (model actors elsewhere, each loading the model
+        once): the same steps, so the same outputs; each finished step is stored here, the cache's one writer."""
+        steps = _steps(items)
+        chunks = [[items[i] for i in step] for step in steps]
+        results: list[Any] = [None] * len(items)
+        for k, done in runner(partial(_compute_chunk, self, task, desc), chunks):
+            if len(done) != len(chunks[k]):
+                raise RuntimeError(f"{desc}: a model actor returned {len(done)} outputs for {len(chunks[k])} inputs")
+            store(chunks[k], done)
+            for i, value in zip(steps[k], done):
+                results[i] = value
+        self.computed += len(items)
         return results
 
     def _compute_step(self, task: Task, items: list[Any], store: Store, desc: str) -> list[Any]:
@@ -482,6 +501,17 @@ class Head:
             tensors["inputs_embeds"] = embeds
             output = model(**tensors)
             return task.read(self, output, batch, tensors)
+
+
+def _steps(items: list[Any]) -> list[list[int]]:
+    """Indices of ``items`` cut into steps of :data:`STEP`, in the order of their digests (never their position)."""
+    order = sorted(range(len(items)), key=lambda i: input_key(items[i]))
+    return [order[start : start + STEP] for start in range(0, len(order), STEP)]
+
+
+def _compute_chunk(head: Head, task: Task, desc: str, items: list[Any]) -> list[Any]:
+    """One step computed where a chunk runner sends it (its caller stores the outputs)."""
+    return head._compute(task, items, lambda inputs, outputs: None, desc)
 
 
 def load_head(name: str, revision: str | None = None, device: str = "auto", dtype: str = "auto", *,

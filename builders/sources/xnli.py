@@ -1,4 +1,5 @@
-"""XNLI: premise/hypothesis pairs in 15 languages, from the Hub or ``xnli.{dev,test}.tsv``."""
+"""XNLI: premise/hypothesis pairs in 15 languages, from the Hub, ``xnli.{dev,test}.tsv``, or (the ``train`` split)
+XNLI-MT 1.0's ``multinli.train.<lang>.tsv``."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from noisecraft.errors import InputError
 from noisecraft.sources.base import SourceAdapter, SourceInfo, require_text, tsv_rows
 
 LABELS = ("entailment", "neutral", "contradiction")
+#: XNLI-MT 1.0's training files (machine-translated MultiNLI) spell the third label this way.
+MT_LABELS = {"entailment": 0, "neutral": 1, "contradictory": 2, "contradiction": 2}
 
 XNLI = SourceInfo(
     name="xnli", hub_id="facebook/xnli", task_category="text-classification", license="cc-by-nc-4.0",
@@ -58,6 +61,23 @@ def parse_xnli_tsv(path: Path, lang: str) -> list[dict[str, Any]]:
     return rows
 
 
+def parse_xnli_mt_tsv(path: Path) -> list[dict[str, Any]]:
+    """Rows of an XNLI-MT 1.0 training file (``premise<TAB>hypo<TAB>label``, one language per file), in file order."""
+    rows: list[dict[str, Any]] = []
+    for line, raw in tsv_rows(path, ("premise", "hypo", "label")):
+        if raw["label"] not in MT_LABELS:
+            raise InputError(path, f"unknown label {raw['label']!r}; expected one of {', '.join(MT_LABELS)}", f"line {line}")
+        rows.append({
+            "premise": require_text(path, f"line {line}", "premise", raw["premise"]),
+            "hypothesis": require_text(path, f"line {line}", "hypo", raw["hypo"]),
+            "label": MT_LABELS[raw["label"]],
+            "id": str(len(rows)),
+        })
+    if not rows:
+        raise InputError(path, "no rows after the header")
+    return rows
+
+
 class XnliAdapter(SourceAdapter):
     """XNLI in one language; ids are positions within that language, as the Hub rows are ordered."""
 
@@ -67,8 +87,9 @@ class XnliAdapter(SourceAdapter):
         return xnli_features()
 
     def read_file(self, path: Path, lang: str, split: str) -> list[dict[str, Any]]:
-        # both XNLI files (dev and test) are labelled, so the label column is required for any split
-        return parse_xnli_tsv(path, lang)
+        # both XNLI files (dev and test) are labelled, so the label column is required for any split; the training
+        # split is XNLI-MT's per-language file
+        return parse_xnli_mt_tsv(path) if split == "train" else parse_xnli_tsv(path, lang)
 
     def hub_config(self, lang: str) -> str | None:
         return lang

@@ -1,0 +1,160 @@
+"""The Ray engine next to the local pool: build rows/s, Ray's cost per task, mining MB/s per core.
+
+Everything runs on this machine: the local engine with 1 and ``--cpus`` processes, and Ray as a local cluster
+of ``--cpus`` CPUs (``ray.init(num_cpus=...)``, started once before any timing; its start-up is printed on its
+own). Each Ray measurement follows one untimed warm-up run, so worker processes exist and have imported the
+package, as they would in a long cluster run. Measured:
+
+* build, rule-based: ``keyboard`` on the 5,463 QNLI dev questions (``--batch-size`` rows per batch/task);
+* build, model-based: ``replace-entity`` with the tiny random BERT tagger of ``tests/tiny_models.py`` on CPU,
+  fresh output cache each run: the ``prepare`` pass runs the model (locally in the build's process; on Ray in a
+  Ray Data actor pool), then the batches read the cache; ``cached`` is a rebuild with the cache full (the batch
+  pass alone);
+* overhead per task: a function that returns its argument, over ``--tasks`` items, per item;
+* mining: ``mine wikiedits`` on ``--files`` synthetic history dumps of ``--mb`` MB each (real pages repeated,
+  as in ``benchmarks/wikiedits_mining.py``), next to the bare parse (decompress + ``iterparse``) of one file in
+  this process, the limit a miner can reach. MB/s per core = MB/s / processes (or Ray CPUs).
+
+The machine is shared: the load average at the start and the end is printed; read the numbers as ±30 %.
+
+Usage: python benchmarks/ray_engine.py [--cpus 2] [--mb 20] [--files 4] [--corpora ../shared/corpora]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+DEFAULT_CORPORA = HERE.parents[1] / "shared" / "corpora"
+sys.path[:0] = [str(HERE), str(HERE.parent / "tests")]  # synthetic_dump (wikiedits_mining) and the tiny models
+
+
+def timed(function: Callable[[], Any]) -> float:
+    start = time.perf_counter()
+    function()
+    return time.perf_counter() - start
+
+
+def _identity(x: Any) -> Any:
+    return x
+
+
+def build_rows(corpora: Path, out: Path, noise: str, engine: str, num_proc: int, batch_size: int) -> int:
+    import noisecraft as nc
+
+    [built] = nc.build("glue/qnli", noise, out, data_file=corpora / "glue/QNLI/dev.tsv", split="validation",
+                       fields=["question"], num_proc=num_proc, batch_size=batch_size, engine=engine, progress=False,
+                       overwrite=True)
+    return int(built.stats["rows_in"])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--cpus", type=int, default=2, help="processes of the local pool and CPUs of the Ray cluster")
+    parser.add_argument("--mb", type=float, default=20, help="MB of XML per synthetic dump file")
+    parser.add_argument("--files", type=int, default=4, help="synthetic dump files to mine")
+    parser.add_argument("--batch-size", type=int, default=500)
+    parser.add_argument("--tasks", type=int, default=400, help="items of the overhead measurement")
+    parser.add_argument("--corpora", type=Path, default=DEFAULT_CORPORA)
+    args = parser.parse_args()
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
+
+    from wikiedits_mining import synthetic_dump
+
+    from noisecraft.executors import RayExecutor
+    from noisecraft.mining.mediawiki import read_dump
+    from noisecraft.mining.wikiedits import WikiEditMiner, dictionary_rows, mine_dumps
+    from noisecraft.stats import format_table
+    from noisecraft.workers import WorkerPool
+
+    load_start = os.getloadavg()[0]
+    results: dict[tuple[str, str], tuple[str, str]] = {}
+    with tempfile.TemporaryDirectory(prefix="noisecraft-raybench-") as tmp_name:
+        tmp = Path(tmp_name)
+        dumps = []
+        for i in range(args.files):
+            dumps.append(tmp / f"history-{i}.xml")
+            synthetic_dump(args.corpora, args.mb, dumps[-1])
+        total_mb = sum(p.stat().st_size for p in dumps) / 1e6
+        miner = WikiEditMiner("en")
+        reference: list[Any] = []
+
+        def record(job: str, engine: str, seconds: str, throughput: str) -> None:
+            results[job, engine] = (seconds, throughput)
+            print(f"{job} | {engine} | {seconds} | {throughput}", file=sys.stderr, flush=True)
+
+        def build(label: str, noise: str, engine: str, procs: int) -> None:
+            def run(cache: str) -> int:
+                os.environ["NOISECRAFT_CACHE"] = str(tmp / cache)
+                return build_rows(args.corpora, tmp / "out", noise, engine, procs, args.batch_size)
+
+            if engine == "ray":
+                run(f"warm-{label}")  # workers started, imports done (a long cluster run pays this once)
+            counted: list[int] = []
+            seconds = timed(lambda: counted.append(run(f"{label}-{engine}-{procs}")))
+            record(f"build {label}", f"{engine} x{procs}", f"{seconds:.1f}", f"{counted[0] / seconds:,.0f} rows/s")
+            if label.startswith("model"):  # the batch pass alone: the cache now holds every model output
+                cached = timed(lambda: run(f"{label}-{engine}-{procs}"))
+                record(f"build {label}, cache full", f"{engine} x{procs}", f"{cached:.1f}",
+                       f"{counted[0] / cached:,.0f} rows/s")
+
+        def overhead(executor: Any, engine: str) -> None:
+            with executor:
+                list(executor.imap(_identity, range(args.cpus * 4)))
+                per_task = timed(lambda: list(executor.imap(_identity, range(args.tasks)))) / args.tasks
+            record("overhead per task (no-op)", f"{engine} x{args.cpus}", f"{per_task * 1e3:.2f} ms", "")
+
+        def mining(engine: str, procs: int) -> None:
+            if engine == "ray":
+                mine_dumps(miner, dumps[:procs], tmp / "ck-warm", procs, progress=False, engine="ray")
+            mined: list[Any] = []
+            seconds = timed(lambda: mined.extend(mine_dumps(miner, dumps, tmp / f"ck-{engine}-{procs}", procs,
+                                                            progress=False, engine=engine)[0]))
+            rows = dictionary_rows("en", mined)
+            reference[:] = reference or [rows]
+            same = "same dictionary" if rows == reference[0] else "DIFFERENT DICTIONARY"
+            record(f"mine wikiedits ({args.files} files, {total_mb:.0f} MB)", f"{engine} x{procs}", f"{seconds:.1f}",
+                   f"{total_mb / seconds:.1f} MB/s = {total_mb / seconds / procs:.1f} per core; {same}")
+
+        # 1. the local engine while this process has no thread and no torch: its pool forks, as a CLI run's does
+        miner.mine_file(args.corpora / "mediawiki/pywikibot_article-pear_export-0.3.xml")  # imports, regexes
+        bare = timed(lambda: sum(1 for _ in read_dump(dumps[0])))
+        record("bare parse (1 file, this process)", "x1", f"{bare:.1f}",
+               f"{dumps[0].stat().st_size / 1e6 / bare:.1f} MB/s per core")
+        for procs in (1, args.cpus):
+            build("rule-based (keyboard)", "keyboard", "local", procs)
+            mining("local", procs)
+        overhead(WorkerPool(args.cpus), "local")
+        # 2. model-based, local: torch is loaded, so the pool spawns (noisecraft.workers), as in any model build
+        from tiny_models import tiny_model
+
+        tagger = f"replace-entity(tagger={tiny_model('ner-tagger')})"
+        model_label = "model-based (replace-entity, tiny BERT)"
+        for procs in (1, args.cpus):
+            build(model_label, tagger, "local", procs)
+        # 3. Ray, a local cluster of --cpus CPUs started once
+        import ray
+
+        start_ray = timed(lambda: ray.init(num_cpus=args.cpus, include_dashboard=False, logging_level="ERROR",
+                                           object_store_memory=200 * 1024**2))
+        build("rule-based (keyboard)", "keyboard", "ray", args.cpus)
+        mining("ray", args.cpus)
+        overhead(RayExecutor(), "ray")
+        build(model_label, tagger, "ray", args.cpus)
+        ray.shutdown()
+    print(f"{args.cpus} CPUs; Ray local cluster start-up {start_ray:.1f} s (not counted below); load average "
+          f"{load_start:.1f} at the start, {os.getloadavg()[0]:.1f} at the end\n")
+    print(format_table(("job", "engine", "seconds", "throughput"),
+                       [(job, engine, *values) for (job, engine), values in results.items()]))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,36 @@
+"""Where a model's missing outputs are computed: in this process (the default), or on a pool of model actors
+elsewhere (a Ray build's ``prepare`` pass, see :meth:`noisecraft.executors.RayExecutor.map_chunks`).
+
+The model layer cuts the inputs it has to compute into chunks that depend on the inputs only (sorted by content
+digest, fixed size: the same steps a local run computes), so a chunk computed by an actor gives the same outputs as
+the same chunk computed here. A runner maps a picklable ``function(chunk) -> outputs`` over the chunks and yields
+``(chunk index, outputs)`` as they finish; the caller stores each chunk in the content-addressed cache in this
+process, so the cache has one writer whatever the number of actors.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any
+
+#: ``map_chunks(function, chunks)`` -> ``(index, outputs)`` per chunk, in any order.
+ChunkRunner = Callable[[Callable[[list[Any]], list[Any]], Sequence[list[Any]]], Iterator[tuple[int, list[Any]]]]
+
+_RUNNER: ContextVar[ChunkRunner | None] = ContextVar("noisecraft_chunk_runner", default=None)
+
+
+@contextmanager
+def running_chunks_with(runner: ChunkRunner | None) -> Iterator[None]:
+    """Within the block, models compute their missing outputs with ``runner`` (``None``: here)."""
+    token = _RUNNER.set(runner)
+    try:
+        yield
+    finally:
+        _RUNNER.reset(token)
+
+
+def chunk_runner() -> ChunkRunner | None:
+    """The runner set by the enclosing :func:`running_chunks_with`, if any."""
+    return _RUNNER.get()

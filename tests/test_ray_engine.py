@@ -1,0 +1,137 @@
+"""The Ray engine (noisecraft.executors): a Ray build or mining run gives the same bytes / dictionary as a local
+one, a worker killed mid-run costs a retry and no result, and the engine's errors are one line.
+
+Ray runs as a local cluster started once for this module (``ray.init(num_cpus=2)``); the tests stay few because
+each Ray task costs milliseconds and the cluster ~10 s to start.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+import noisecraft as nc
+from noisecraft.errors import ConfigError, InputError
+from noisecraft.executors import RayExecutor, make_executor
+from noisecraft.mining.registry import mine
+from noisecraft.mining.wikiedits import WikiEditMiner, dictionary_rows, mine_dumps
+
+from conftest import corpus
+
+XQUAD_EN = corpus("xquad/xquad.en.json")
+DUMPS = [corpus("mediawiki/enwiki-20140102.tiny.xml.gz"), corpus("mediawiki/hiwiki_main_page_13revs.xml"),
+         corpus("mediawiki/pywikibot_article-pyrus.xml.bz2")]
+TWEETS = [corpus("sentiment140/testdata.manual.2009.06.14.csv"),
+          corpus("sentiment140/training.1600000.processed.noemoticon.head10k_tail10k.csv")]
+LEXICON = [corpus("opinion_lexicon/positive-words.txt"), corpus("opinion_lexicon/negative-words.txt")]
+
+
+@pytest.fixture(scope="module")
+def ray_cluster():
+    """A local two-CPU Ray for this module (the executors use it rather than starting their own)."""
+    ray = pytest.importorskip("ray", reason="the Ray engine tests need the [ray] extra (part of [test])")
+    ray.init(num_cpus=2, include_dashboard=False, object_store_memory=100 * 1024**2, logging_level="ERROR")
+    yield ray
+    ray.shutdown()
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_a_ray_build_is_byte_identical_to_a_local_build(ray_cluster, tmp_path):
+    options = dict(data_file=XQUAD_EN, seed=3, noise=["keyboard@1", "swap"], progress=False)
+    nc.build("xquad", out=tmp_path / "local", batch_size=97, **options)
+    nc.build("xquad", out=tmp_path / "ray", batch_size=97, engine="ray", **options)  # 13 batches per config as tasks
+    local, remote = _files(tmp_path / "local"), _files(tmp_path / "ray")
+    assert sum(name.endswith(".parquet") for name in local) == 2
+    assert local == remote  # parquet shards, manifest and card
+
+
+def test_a_recipe_builds_the_same_on_ray(ray_cluster, tmp_path):
+    recipe = tmp_path / "tiny.toml"
+    recipe.write_text('name = "tiny"\nversion = "1.0.0"\ndescription = "two configs"\n\n[[configs]]\nsource = "xquad"\n'
+                      'langs = ["en"]\nsplit = "validation"\nfields = ["question"]\ndata_file = "xquad.{lang}.json"\n'
+                      'seeds = [0, 1]\nnoise = [{ name = "keyboard", rate = 0.1 }]\n', encoding="utf-8")
+    options = dict(data_dir=XQUAD_EN.parent, batch_size=500, progress=False)
+    nc.build_recipe(recipe, tmp_path / "local", **options)
+    nc.build_recipe(recipe, tmp_path / "ray", engine="ray", **options)
+    assert _files(tmp_path / "local") == _files(tmp_path / "ray")
+
+
+def test_ray_mining_gives_the_local_dictionary_and_resumes_from_checkpoints(ray_cluster, tmp_path, monkeypatch):
+    miner = WikiEditMiner("en")
+    local, _ = mine_dumps(miner, DUMPS, tmp_path / "local", progress=False)
+    remote, run = mine_dumps(miner, DUMPS, tmp_path / "ray", progress=False, engine="ray")
+    assert run["files_resumed"] == 0 and dictionary_rows("en", remote) == dictionary_rows("en", local)
+    (tmp_path / "ray" / sorted(os.listdir(tmp_path / "ray"))[0]).unlink()  # as if interrupted before that file
+    again, run = mine_dumps(miner, DUMPS, tmp_path / "ray", progress=False, engine="ray")
+    assert run["files_resumed"] == 2 and dictionary_rows("en", again) == dictionary_rows("en", local)
+
+    local_dict, _ = mine("reduplication", TWEETS, tmp_path / "r-local", lang="en", lexicon_files=LEXICON)
+    ray_dict, _ = mine("reduplication", TWEETS, tmp_path / "r-ray", lang="en", lexicon_files=LEXICON, engine="ray")
+    assert ray_dict.rows == local_dict.rows and len(ray_dict.rows) > 50
+    assert {k: v for k, v in ray_dict.stats.items() if k != "seconds"} == \
+           {k: v for k, v in local_dict.stats.items() if k != "seconds"}
+
+
+def test_model_outputs_come_from_ray_data_actors_into_the_cache_a_local_rebuild_reads(ray_cluster, tmp_path,
+                                                                                     monkeypatch):
+    from noisecraft.runtime.heads import Head
+
+    from tiny_models import tiny_model
+
+    spec = f"replace-entity(tagger={tiny_model('ner-tagger')})"
+    options = dict(noise=spec, progress=False)  # the 41-row demo sample: Ray runs the model, the one batch runs here
+    monkeypatch.setenv("NOISECRAFT_CACHE", str(tmp_path / "cache-local"))
+    nc.build("demo", out=tmp_path / "local", **options)
+    monkeypatch.setenv("NOISECRAFT_CACHE", str(tmp_path / "cache-ray"))
+    monkeypatch.setattr(Head, "_compute", lambda *a, **k: pytest.fail("the driver ran the model"))
+    nc.build("demo", out=tmp_path / "ray", engine="ray", **options)  # the actors' processes run the real _compute
+    assert _files(tmp_path / "local") == _files(tmp_path / "ray")
+    nc.build("demo", out=tmp_path / "again", **options)  # local, still without a model: served from the cache
+    assert _files(tmp_path / "again") == _files(tmp_path / "local")
+
+
+def test_a_killed_worker_is_retried_and_results_stay_in_order(ray_cluster, tmp_path):
+    marker = tmp_path / "killed-once"
+
+    def square_or_die(x: int) -> int:  # defined here: Ray ships it by value
+        if x == 5 and not marker.exists():
+            marker.write_text(str(os.getpid()))
+            os._exit(1)  # the worker process dies mid-run, as a lost node or the OOM killer would do it
+        return x * x
+
+    with RayExecutor() as executor:
+        assert list(executor.imap(square_or_die, range(12), in_flight=3)) == [x * x for x in range(12)]
+    assert marker.exists()  # the task really ran in a process that died
+
+
+def test_the_functions_own_error_is_not_retried_and_stays_one_line(ray_cluster, tmp_path):
+    calls = tmp_path / "calls"
+    calls.mkdir()
+
+    def check(x: int) -> int:
+        (calls / f"{x}-{os.getpid()}-{len(os.listdir(calls))}").touch()
+        if x == 2:
+            raise InputError(Path("tweets.csv"), "broken quoting", f"line {x}")
+        return x
+
+    with RayExecutor() as executor, pytest.raises(InputError) as raised:
+        list(executor.imap(check, range(4), in_flight=1))
+    assert str(raised.value) == "tweets.csv, line 2: broken quoting"  # the original error, no Ray traceback
+    assert sum(name.startswith("2-") for name in os.listdir(calls)) == 1  # bad input is not retried
+
+
+def test_engine_errors_are_one_line(tmp_path, monkeypatch):
+    with pytest.raises(ConfigError, match="unknown engine 'spark'; available: local, ray"):
+        nc.build("demo", out=tmp_path / "a", engine="spark")
+    with pytest.raises(ConfigError, match="applies to --engine ray"):
+        make_executor("local", 1, "auto")
+    monkeypatch.setitem(sys.modules, "ray", None)  # as if the extra were not installed
+    with pytest.raises(ConfigError, match=r"pip install 'noisecraft\[ray\]'"):
+        nc.build("demo", out=tmp_path / "b", engine="ray")
+    assert not (tmp_path / "b").exists()  # refused before anything was written
