@@ -47,3 +47,20 @@ def test_bad_tagged_corpus_is_a_one_line_error_naming_the_line(tmp_path, capsys,
     [message] = capsys.readouterr().err.strip().splitlines()
     assert message.startswith(f"noisecraft: error: {tagged}") and where in message
     assert not (tmp_path / "out").exists()
+
+
+def test_every_package_folder_is_declared_for_a_wheel_install():
+    """An editable install finds every sub-package through the folder mapping, a wheel only those named in
+    pyproject.toml's ``packages``: a new folder missing there would install fine here and break for users."""
+    import tomllib
+
+    from conftest import REPO_ROOT
+
+    config = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
+    found = set()
+    for package, folder in config["package-dir"].items():
+        root = REPO_ROOT / folder
+        for init in root.rglob("__init__.py"):
+            found.add(".".join((package, *init.parent.relative_to(root).parts)))
+    missing = sorted(found - set(config["packages"]))
+    assert not missing, f"package folders not listed in pyproject.toml [tool.setuptools] packages: {missing}"
