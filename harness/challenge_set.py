@@ -50,6 +50,8 @@ class ConfigData:
     whole_field: bool = False
     #: The source the rows come from: configs of one source and split share their rows (same ids).
     source: str = ""
+    #: The seed the noise was drawn with (configs of one noise under several seeds are averaged in word-salad tables).
+    seed: int = 0
 
     def describe(self) -> dict[str, Any]:
         """The config as the report lists it."""
@@ -215,5 +217,5 @@ def paired_examples(config: str, split: str, spec: dict[str, Any], dataset: Any)
         task=task, ids=[str(i) for i in columns["id"]], clean=inputs(False), noisy=inputs(True), gold=gold,
         edit_counts=[len(edits) for edits in columns["noise_edits"]], cer=cer, noise_id=spec.get("noise", ""),
         params=dict(spec.get("params") or {}), whole_field=rewrites_whole_field(spec.get("noise", "")),
-        source=spec.get("source", ""),
+        source=spec.get("source", ""), seed=int(spec.get("seed", 0)),
     )

@@ -115,6 +115,8 @@ def run(args: argparse.Namespace) -> int:
     print(result.table())
     if result.comparison():
         print(f"\nmodels compared on the same rows:\n{result.comparison()}")
+    if result.word_salad():
+        print(f"\nword salad (agreement and confidence, %):\n{result.word_salad()}")
     for note in result.to_dict()["notes"]:
         print(f"noisecraft: note: {note}", file=sys.stderr)
     print(f"\nevaluated {len(args.models)} model(s) on {len(result.to_dict()['configs'])} config(s) in "

@@ -1,10 +1,12 @@
-"""How the report names and shows things: task titles, metric names, percentages, the small-sample threshold.
+"""How the report names and shows things: task titles, metric and noise names, percentages, the small-sample threshold.
 
 Both the tables (:mod:`.report`) and the plots (:mod:`.plots`) read these, so neither imports the other
 for them and the two always agree.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from noisecraft.harness.tasks import CLASSIFICATION, QA, TOKENS
 
@@ -19,3 +21,9 @@ MIN_ROWS = 20
 def pct(value: float | None) -> str:
     """A fraction as a percentage with one decimal (``-`` when undefined)."""
     return "-" if value is None else f"{100 * value:.1f}"
+
+
+def noise_name(result: dict[str, Any]) -> str:
+    """A result's noise as a column title: its ``name@version`` and parameters (``keyboard@2 rate=0.1``)."""
+    params = " ".join(f"{k}={v}" for k, v in sorted(result.get("params", {}).items()) if not isinstance(v, dict | list))
+    return " ".join(filter(None, (result.get("noise_id") or result["config"], params)))

@@ -24,6 +24,7 @@ from noisecraft.harness.challenge_set import ConfigData, open_challenge_set
 from noisecraft.harness.models import EvalModel, ModelRequest, load_model
 from noisecraft.harness.paired_stats import Statistic, clustered_bootstrap
 from noisecraft.harness.result import EvaluationResult
+from noisecraft.harness.salad import default_label, word_salad_rows
 from noisecraft.harness.scoring import (
     ScoredConfig,
     StatsSettings,
@@ -88,6 +89,7 @@ def evaluate(dataset: str | Path, models: Sequence[str | ModelRequest], configs:
         "results": [entry for run in runs for entry in run.results],
         "by_language": _by_language([item for run in runs for item in run.scored], settings),
         "model_comparisons": compare_models([item for run in runs for item in run.scored], settings),
+        "word_salad": word_salad_rows([entry for run in runs for entry in run.results]),
         "notes": [note for run in runs for note in run.notes],
     }
     result = EvaluationResult(record, [item for run in runs for item in run.predictions])
@@ -116,6 +118,9 @@ def _run_model(model: EvalModel, data: list[ConfigData], settings: StatsSettings
         raise ConfigError(f"model {model.request.name} is a {model.task} model, and no config evaluated here is "
                           f"({', '.join(f'{d.name}: {d.task.kind}' for d in data)})")
     mappings = {d.name: _mapping(model, d) for d in usable}  # every label problem is reported before any compute
+    for d in usable:
+        if d.task.kind == CLASSIFICATION:
+            default_label(d.name, d.noise_id, d.task.label_names)
     task = model.head_task()
     inputs = [item for d in usable for item in (*d.clean, *d.noisy)]
     model.head.progress = progress
@@ -140,7 +145,8 @@ def _run_model(model: EvalModel, data: list[ConfigData], settings: StatsSettings
         run.scored.append((model.label, d, scored))
         run.results.append({**model.ref.fingerprint(), "config": d.name, "lang": d.lang, "noise": d.noise, "task": d.task.kind,
                             "n": n, "primary_metric": d.task.primary_metric, "metrics": scored.metrics,
-                            "noise_id": d.noise_id, "params": d.params,
+                            "noise_id": d.noise_id, "params": d.params, "seed": d.seed, "source": d.source,
+                            "fields": list(d.fields),
                             "breakdowns": noise_breakdowns(d.edit_counts, d.cer, scored.clean_parts, scored.noisy_parts,
                                                            d.whole_field, settings)})
         run.predictions.append((model.label, d.name, scored.columns))

@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from noisecraft.harness.breakdowns import CER_BUCKETS, EDIT_BUCKETS, WHOLE_FIELD
-from noisecraft.harness.display import METRIC_NAMES, MIN_ROWS, TASK_TITLES, pct
+from noisecraft.harness.display import METRIC_NAMES, MIN_ROWS, TASK_TITLES, noise_name, pct
 from noisecraft.harness.plots import write_plots
+from noisecraft.harness.salad import word_salad_table
 from noisecraft.harness.tasks import CLASSIFICATION, QA, TOKENS
 from noisecraft.repo import atomic_write, atomic_write_text
 from noisecraft.stats import format_table
@@ -152,12 +153,6 @@ def _language_table(rows: list[dict[str, Any]], level: int) -> str:
         markdown=True)
 
 
-def noise_name(result: dict[str, Any]) -> str:
-    """A result's noise as a column title: its ``name@version`` and parameters (``keyboard@2 rate=0.1``)."""
-    params = " ".join(f"{k}={v}" for k, v in sorted(result.get("params", {}).items()) if not isinstance(v, dict | list))
-    return " ".join(filter(None, (result.get("noise_id") or result["config"], params)))
-
-
 def language_noise_table(results: list[dict[str, Any]]) -> str:
     """Language x noise: per model and language, the noisy main score and its drop under each noise (each
     cell one config, tested on its own rows)."""
@@ -251,6 +246,15 @@ def render_readme(record: dict[str, Any], plots: Sequence[str]) -> str:
                       "Attack success: among rows right on the clean side, the share wrong on the noisy side "
                       "(TextAttack/ProbeGrammar count). Confidence: mean probability of the predicted class; ECE: "
                       "expected calibration error over 15 equal-width bins.", ""]
+    if record.get("word_salad"):
+        parts += ["## Word salad", "", "As Gupta, Kvernadze & Srikumar (2021, Tables 6–7) report it: per transformation "
+                  "and task, **agreement** (share of rows whose prediction on the destroyed text equals the one on the "
+                  "original; for copy transformations, marked *vs LABEL*, the share predicted as the label copying makes "
+                  "true) and **confidence** (mean probability of the predicted label on the destroyed text), in %; a model "
+                  "that knew it cannot tell would agree by chance and say 1/N. Several seeds of one transformation: "
+                  "mean ± sample sd over the seeds.", ""]
+        for model in dict.fromkeys(r["model"] for r in record["word_salad"]):
+            parts += [f"**{model}**", "", word_salad_table(record["word_salad"], model), ""]
     for name in plots:
         parts += [f"![{name}](plots/{name})", ""]
     comparisons = record.get("model_comparisons") or []

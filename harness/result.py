@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from noisecraft.harness.report import comparison_rows, summary_rows, write_report
+from noisecraft.harness.salad import word_salad_table
 from noisecraft.stats import format_table
 
 
@@ -28,8 +29,8 @@ class EvaluationResult:
 
     ``to_dict()``/``to_json()`` give everything results.json holds: dataset provenance, settings, library
     versions, models (ids, revisions, label mappings, cache use), one entry per model x config with its
-    metrics, paired statistics and breakdowns, the per-language summary (clustered bootstrap) and the paired
-    comparisons between models (``model_comparisons``). ``predictions``
+    metrics, paired statistics and breakdowns, the per-language summary (clustered bootstrap), the paired
+    comparisons between models (``model_comparisons``) and the word-salad rows (``word_salad``). ``predictions``
     holds the per-example columns of each model x config; ``save(out)`` writes the full report.
     """
 
@@ -58,6 +59,13 @@ class EvaluationResult:
         """The paired tests between models (when several were evaluated), as a console table ('' otherwise)."""
         header, rows = comparison_rows(self._record)
         return format_table(header, rows) if rows else ""
+
+    def word_salad(self) -> str:
+        """The word-salad tables (agreement and confidence per transformation and task), one per model, as console
+        tables ('' when no config is a word-salad transformation)."""
+        rows = self._record.get("word_salad") or []
+        return "\n\n".join(f"{model}:\n{word_salad_table(rows, model, markdown=False)}"
+                            for model in dict.fromkeys(r["model"] for r in rows))
 
     def save(self, out: str | Path, plots: bool = True) -> list[Path]:
         """Write results.json, README.md, predictions/*.parquet and (with ``plots``) plots/*.png into ``out``."""

@@ -24,6 +24,7 @@ from noisecraft.harness.classification_metrics import (
 )
 from noisecraft.harness.entity_metrics import entity_counts, precision_recall_f1
 from noisecraft.harness.paired_stats import Statistic, compare, f1_of, mean_of
+from noisecraft.harness.salad import default_label
 from noisecraft.harness.squad_metric import exact_match, f1
 from noisecraft.harness.tasks import TOKENS
 from noisecraft.runtime.labels import LabelMapping
@@ -110,7 +111,8 @@ def class_probabilities(outputs: Sequence[Sequence[float]], mapping: LabelMappin
 
 def score_classification(data: ConfigData, clean: Sequence[Sequence[float]], noisy: Sequence[Sequence[float]],
                          mapping: LabelMapping, settings: StatsSettings) -> ScoredConfig:
-    """Accuracy, confidence, entropy, calibration, agreement, flip rate and attack success rate."""
+    """Accuracy, confidence, entropy, calibration, agreement, flip rate and attack success rate; the number of
+    classes; for a copy transformation (word salad) the share of noisy predictions that are its default label."""
     gold = np.asarray(data.gold)
     probs = {"clean": class_probabilities(clean, mapping), "noisy": class_probabilities(noisy, mapping)}
     predicted = {side: p.argmax(axis=1) for side, p in probs.items()}
@@ -130,7 +132,12 @@ def score_classification(data: ConfigData, clean: Sequence[Sequence[float]], noi
         "agreement": agreement,
         "flip_rate": 1.0 - agreement,
         "attack_success_rate": attack_success_rate(correct["clean"], correct["noisy"]),
+        "classes": len(mapping.dataset_labels),
     }
+    target = default_label(data.name, data.noise_id, data.task.label_names)
+    if target is not None:  # a copy transformation: how often the model says what copying makes true
+        metrics["default_label"] = {"label": mapping.dataset_labels[target],
+                                    "agreement": float((predicted["noisy"] == target).mean())}
     names = mapping.dataset_labels
     columns = {**_input_columns(data), "gold": [names[g] for g in gold],
                **{f"{side}_prediction": [names[p] for p in predicted[side]] for side in probs},
