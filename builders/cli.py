@@ -97,8 +97,9 @@ def _parser() -> argparse.ArgumentParser:
                            "XNLI TSV, WikiANN lang:token<TAB>tag); '{lang}' in the path is replaced by each --lang")
     data.add_argument("--data-dir", type=Path, metavar="DIR",
                       help="folder of original release files that a relative --data-file, or a recipe's data_file "
-                           "paths, are read under (without it, a recipe's sources come from the Hub); the card's "
-                           "regenerate command names the file relative to it")
+                           "paths, are read under (without it, a recipe's sources come from the Hub), and the noise's "
+                           "relative file parameters when they are there; the card's regenerate command names the "
+                           "files relative to it")
     data.add_argument("--revision", help="Hub revision (branch, tag or commit) of the source dataset")
     data.add_argument("--split", help="split to build (default: the benchmark's evaluation split)")
     data.add_argument("--fields", nargs="+", metavar="FIELD",

@@ -100,11 +100,12 @@ def summarise_columns(table: Any, names: Sequence[str], into: dict[str, Counter[
             summary["rows"] += len(values)
 
 
-def resolve_model(noise: NoiseModel | str, lang: str) -> NoiseModel:
-    """The model of a request: a text form is parsed for the build's language; a model object must
-    have been made for that language when its output depends on it."""
+def resolve_model(noise: NoiseModel | str, lang: str, data_dir: Path | None = None) -> NoiseModel:
+    """The model of a request: a text form is parsed for the build's language, its relative file parameters read
+    under ``data_dir`` (as a recipe's are); a model object must have been made for that language when its output
+    depends on it."""
     if isinstance(noise, str):
-        return parse_noise(noise, lang)
+        return parse_noise(noise, lang, data_dir)
     for step in noise.steps():
         if step.uses_lang() and step.lang != lang:
             raise ConfigError(f"{step.noise_id} was made for lang={step.lang!r} but the build is in {lang!r}: "
@@ -247,8 +248,9 @@ class _Collected:
     digest: Any = field(default_factory=lambda: hashlib.blake2b(digest_size=16))
 
 
-def data_location(request: ConfigRequest) -> tuple[str, str] | None:
-    """Where the build's local data file lies, as the card names it: ``(path under DATA, what DATA stands for)``.
+def data_location(request: ConfigRequest) -> tuple[str, str, Path] | None:
+    """Where the build's local data file lies, as the card names it: ``(path under DATA, what DATA stands for, the
+    folder DATA stood for in this build)``.
 
     Under the data root the build was given (``--data-dir``) when the file is in it; else the path as the user gave
     it, relative to the folder the build ran in (an absolute path inside that folder is made relative to it); a file
@@ -258,33 +260,67 @@ def data_location(request: ConfigRequest) -> tuple[str, str] | None:
     path = Path(request.data_file)
     if request.data_dir is not None:
         try:
-            return path.relative_to(request.data_dir).as_posix(), DATA_ROOT
+            return path.relative_to(request.data_dir).as_posix(), DATA_ROOT, request.data_dir
         except ValueError:
             pass  # an absolute file outside the data root: as if no root was given
     here = "the folder the build was run in"
     if not path.is_absolute():
-        return path.as_posix(), here
+        return path.as_posix(), here, Path.cwd()
     try:
-        return path.relative_to(Path.cwd()).as_posix(), here
+        return path.relative_to(Path.cwd()).as_posix(), here, Path.cwd()
     except ValueError:
-        return path.name, f"the folder that holds `{path.name}`"
+        return path.name, f"the folder that holds `{path.name}`", path.parent
+
+
+def command_noise(model: NoiseModel, root: Path | None) -> tuple[str, str]:
+    """The noise as the regenerate command prints it, and the card's sentence on the local files it names.
+
+    A file or folder parameter is printed relative to ``root`` (the folder ``DATA`` stood for, under which
+    ``--data-dir`` reads it again) when inside it; without a ``DATA``, relative to the folder the build ran in when
+    inside it (the command then runs from a folder that holds it); else by its name, to be placed there. A value
+    naming no local file (a Hub id, a built-in layout) is printed as it is. Never an absolute local path."""
+    base = (root if root is not None else Path.cwd()).resolve()
+    named: list[str] = []
+    placed: list[str] = []
+
+    def where(value: str) -> str:
+        path = Path(value).expanduser()
+        if not path.is_absolute() and not path.exists():
+            return value
+        try:
+            shown = path.resolve().relative_to(base).as_posix()
+        except ValueError:
+            shown = path.name
+            placed.append(shown)
+        named.append(shown)
+        return shown
+
+    text = format_noise(model, shareable=True, where=where)
+    files = ", ".join(f"`{name}`" for name in dict.fromkeys(placed if root is not None else named))
+    if not files:
+        return text, ""
+    if root is not None:
+        return text, f"The noise names {files} by file name: place {'them' if ', ' in files else 'it'} in `DATA` too."
+    return text, f"Run it from a folder that holds {files} (the noise reads it from there)."
 
 
 def _command(request: ConfigRequest, model: NoiseModel, fields: Sequence[str], name: str, split: str,
-             repo: DatasetRepo) -> str:
+             repo: DatasetRepo) -> tuple[str, str]:
     """The ``noisecraft build`` command that regenerates this config, runnable as printed from any folder once
-    ``DATA`` (see :func:`data_location`) and ``OUT`` are replaced (parsed back and run by the tests)."""
+    ``DATA`` (see :func:`data_location`) and ``OUT`` are replaced (parsed back and run by the tests), and what the
+    card says of the noise's local files (:func:`command_noise`)."""
+    location = data_location(request)
+    noise, files_note = command_noise(model, location[2] if location is not None else None)
     args = ["noisecraft", "build", "--source", request.source, "--lang", request.lang, "--split", split,
-            "--noise", format_noise(model, shareable=True), "--seed", str(request.seed), "--fields", *fields]
+            "--noise", noise, "--seed", str(request.seed), "--fields", *fields]
     if request.protect_entities:
         args.append("--protect-entities")
-    location = data_location(request)
     if location is not None:
         args += ["--data-dir", "DATA", "--data-file", location[0]]
     if request.revision is not None:
         args += ["--revision", request.revision]
     args += ["--config-name", name, "--dataset-version", repo.manifest["version"], "--out", "OUT"]
-    return shlex.join(args)
+    return shlex.join(args), files_note
 
 
 def check_sizes(num_proc: int, batch_size: int) -> None:
@@ -300,7 +336,7 @@ def build_config(repo: DatasetRepo, request: ConfigRequest, *, num_proc: int = 1
     check_sizes(num_proc, batch_size)
     if request.split is not None:
         check_name("split", request.split)  # before any work: datasets would not load the folder
-    model = resolve_model(request.noise, request.lang)
+    model = resolve_model(request.noise, request.lang, request.data_dir)
     data = load_source(request.source, request.lang, request.split, request.data_file, request.revision)
     info = data.info
     fields = request.fields
@@ -352,6 +388,7 @@ def build_config(repo: DatasetRepo, request: ConfigRequest, *, num_proc: int = 1
         file["path"] = location[0]  # under the data root the card's DATA names
     origin = f"{file['name']} (sha256 {file['sha256'][:16]}...)" if file else data.origin  # no local paths in cards
     provenance = model.provenance()
+    command, files_note = _command(request, model, job.fields, name, data.split, repo)
     repo.record_config(name, {
         "spec": spec,
         "origin": origin,
@@ -370,7 +407,8 @@ def build_config(repo: DatasetRepo, request: ConfigRequest, *, num_proc: int = 1
             "labels_kept": model.capabilities.edit_log != "whole-field",
             "param_rows": _param_rows(model),
             "source_citation": info.citation, "noise_citation": model.citation,
-            "command": _command(request, model, job.fields, name, data.split, repo),
+            "command": command,
+            "files_note": files_note,
             "data_root": location[1] if location is not None else "",
         },
     })

@@ -20,7 +20,8 @@ config_name = "xquad-en-keyboard"              # optional, only for a group that
 ``data_file`` paths are relative to a folder of original releases given with ``--data-dir`` (absolute
 paths are used as they are); without ``--data-dir`` relative ones are ignored and the sources come from
 the Hub. Noise parameters that name such a file (``natural-translation``'s ``data_file``) follow the
-same rule. ``--seed`` and ``--set key=value`` override what the file says; the manifest and the card
+same rule; other relative file parameters (a dictionary, a layout file) are read under ``--data-dir``
+when they are there, as in ``--source`` builds. ``--seed`` and ``--set key=value`` override what the file says; the manifest and the card
 keep the resolved recipe.
 """
 
@@ -172,7 +173,7 @@ def requests(recipe: Recipe, data_dir: Path | None = None) -> list[ConfigRequest
         for lang in langs:
             data_file = _data_file(group.get("data_file"), lang, data_dir)
             for entry in noises:
-                model = noise_from_table(_source_files(entry, data_dir), lang)
+                model = noise_from_table(entry if data_dir is not None else _without_sources(entry), lang, data_dir)
                 for seed in seeds:
                     out.append(ConfigRequest(
                         source=group["source"], noise=model, lang=lang, split=group.get("split"), data_file=data_file,
@@ -187,24 +188,18 @@ def requests(recipe: Recipe, data_dir: Path | None = None) -> list[ConfigRequest
     return out
 
 
-def _source_files(entry: Any, data_dir: Path | None) -> Any:
-    """A noise entry whose ``source`` file parameters (original release files a model reads, such as the
-    parallel XQuAD file of natural translation) follow the group's ``data_file`` rule: relative paths
-    are under ``--data-dir``; without it they are dropped and the model reads the Hub copy."""
+def _without_sources(entry: Any) -> Any:
+    """A noise entry of a recipe built without ``--data-dir``: its relative ``source`` file parameters (original
+    release files a model reads, such as the parallel XQuAD file of natural translation) are dropped, so the model
+    reads the Hub copy, as a group's ``data_file`` is; with ``--data-dir`` they are read under it
+    (:func:`~noisecraft.noise_models.registry.files_under`)."""
     if isinstance(entry, dict) and "chain" in entry:
-        return {**entry, "chain": [_source_files(step, data_dir) for step in entry["chain"]]}
+        return {**entry, "chain": [_without_sources(step) for step in entry["chain"]]}
     if not isinstance(entry, dict) or "name" not in entry:
         return entry
     sources = {spec.name for spec in model_class(str(entry["name"])).param_specs() if spec.file == "source"}
-    resolved = dict(entry)
-    for key in sources & set(entry):
-        path = Path(str(entry[key]))
-        if not path.is_absolute():
-            if data_dir is None:
-                del resolved[key]
-            else:
-                resolved[key] = str(data_dir / path)
-    return resolved
+    return {key: value for key, value in entry.items()
+            if not (key in sources and not Path(str(value)).is_absolute())}
 
 
 def _data_file(template: str | None, lang: str, data_dir: Path | None) -> Path | None:

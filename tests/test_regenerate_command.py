@@ -139,3 +139,92 @@ def test_a_data_dir_needs_a_data_file_and_must_exist(tmp_path, capsys):
     [message] = capsys.readouterr().err.strip().splitlines()
     assert "--data-dir" in message and "missing: no such folder" in message
     assert not (tmp_path / "out").exists()
+
+
+PAIRS = REPO_ROOT / "tests" / "data" / "natural_pairs.tsv"
+
+
+def noise_of(argv: list[str]) -> str:
+    return argv[argv.index("--noise") + 1]
+
+
+def test_a_dictionary_under_the_data_dir_is_read_there_and_printed_under_data(tmp_path, monkeypatch):
+    root = tmp_path / "releases"
+    (root / "dicts").mkdir(parents=True)
+    shutil.copy(demo_file(), root / "squad.json")
+    shutil.copy(PAIRS, root / "dicts" / "pairs.tsv")
+    (tmp_path / "work").mkdir()
+    monkeypatch.chdir(tmp_path / "work")  # no dicts/ here: --data-dir alone finds the dictionary
+    out = tmp_path / "out"
+    assert main(["build", "--source", "squad", "--data-dir", str(root), "--data-file", "squad.json",
+                 "--noise", "misspelling(dictionary=dicts/pairs.tsv, rate=1.0)", "--seed", "2", "--out", str(out),
+                 "--no-progress"]) == 0
+    [(argv, data)] = card_commands(out)
+    assert "dictionary=dicts/pairs.tsv" in noise_of(argv) and data.startswith("the folder of original release files")
+    assert str(tmp_path) not in (out / "README.md").read_text(encoding="utf-8")
+    same_parquet(out, regenerate(out, root, tmp_path / "elsewhere", monkeypatch))
+
+
+def test_a_dictionary_in_the_build_folder_moves_with_data(tmp_path, monkeypatch):
+    work = tmp_path / "work"
+    (work / "data").mkdir(parents=True)
+    (work / "dicts").mkdir()
+    shutil.copy(demo_file(), work / "data" / "squad.json")
+    shutil.copy(PAIRS, work / "dicts" / "pairs.tsv")
+    monkeypatch.chdir(work)
+    nc.build("squad", f"misspelling(dictionary={work / 'dicts' / 'pairs.tsv'}, rate=1.0)", tmp_path / "out",
+             data_file="data/squad.json", progress=False)
+    [(argv, data)] = card_commands(tmp_path / "out")
+    assert "dictionary=dicts/pairs.tsv" in noise_of(argv) and data == "the folder the build was run in"
+    moved = tmp_path / "moved"  # the whole build folder elsewhere: DATA is where it now lies
+    shutil.copytree(work, moved)
+    shutil.rmtree(work)
+    same_parquet(tmp_path / "out", regenerate(tmp_path / "out", moved, tmp_path / "elsewhere", monkeypatch))
+
+
+def test_a_dictionary_outside_data_is_printed_by_name_and_placed_in_data(tmp_path, monkeypatch):
+    root = tmp_path / "releases"
+    root.mkdir()
+    shutil.copy(demo_file(), root / "squad.json")
+    far = tmp_path / "far" / "pairs.tsv"
+    far.parent.mkdir()
+    shutil.copy(PAIRS, far)
+    out = tmp_path / "out"
+    nc.build("squad", f"misspelling(dictionary={far}, rate=1.0)", out, data_dir=root, data_file="squad.json",
+             progress=False)
+    card = (out / "README.md").read_text(encoding="utf-8")
+    [(argv, _)] = card_commands(out)
+    assert "dictionary=pairs.tsv" in noise_of(argv) and str(tmp_path) not in card
+    assert "The noise names `pairs.tsv` by file name: place it in `DATA` too." in card
+    again = tmp_path / "again-data"  # DATA as the card asks for it: the release file and the dictionary
+    again.mkdir()
+    shutil.copy(demo_file(), again / "squad.json")
+    shutil.copy(PAIRS, again / "pairs.tsv")
+    same_parquet(out, regenerate(out, again, tmp_path / "elsewhere", monkeypatch))
+
+
+def test_a_hub_build_names_its_dictionary_under_the_folder_it_runs_from(tmp_path, monkeypatch):
+    work = tmp_path / "work"
+    (work / "dicts").mkdir(parents=True)
+    shutil.copy(PAIRS, work / "dicts" / "pairs.tsv")
+    monkeypatch.chdir(work)
+    nc.build("demo", "misspelling(dictionary=dicts/pairs.tsv, rate=1.0)", tmp_path / "out", progress=False)
+    card = (tmp_path / "out" / "README.md").read_text(encoding="utf-8")
+    [(argv, data)] = card_commands(tmp_path / "out")
+    assert "dictionary=dicts/pairs.tsv" in noise_of(argv) and data == ""
+    assert "Run it from a folder that holds `dicts/pairs.tsv`" in card
+    shutil.copytree(work, tmp_path / "elsewhere")
+    same_parquet(tmp_path / "out", regenerate(tmp_path / "out", None, tmp_path / "elsewhere", monkeypatch))
+
+
+def test_a_data_dir_reads_a_relative_dictionary_of_a_recipe_and_a_build_alike(tmp_path):
+    from noisecraft.noise_models.registry import noise_from_table, parse_noise
+
+    (tmp_path / "dicts").mkdir()
+    shutil.copy(PAIRS, tmp_path / "dicts" / "pairs.tsv")
+    text = parse_noise("misspelling(dictionary=dicts/pairs.tsv) | keyboard(layout=qwerty)", "en", tmp_path)
+    table = noise_from_table({"chain": [{"name": "misspelling", "dictionary": "dicts/pairs.tsv"},
+                                        {"name": "keyboard", "layout": "qwerty"}]}, "en", tmp_path)
+    assert text == table and text.steps()[0].dictionary == str(tmp_path / "dicts" / "pairs.tsv")
+    assert text.steps()[1].layout == "qwerty"  # a built-in layout is no file under the data dir
+

@@ -153,10 +153,11 @@ class NoiseModel:
         return {key: Path(value).name if key in files and isinstance(value, str) and Path(value).is_absolute() else value
                 for key, value in self.params().items()}
 
-    def path_params(self) -> set[str]:
+    @classmethod
+    def path_params(cls) -> set[str]:
         """The parameters whose value may name a local file or folder: those declared with ``file=``, and a
         keyboard's ``layout`` (a built-in name or a layout file)."""
-        return {spec.name for spec in self.param_specs() if spec.file is not None} | {"layout"}
+        return {spec.name for spec in cls.param_specs() if spec.file is not None} | {"layout"}
 
     @property
     def params_json(self) -> str:

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import importlib
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 from noisecraft.errors import ConfigError
@@ -139,33 +140,58 @@ def _split_steps(text: str) -> list[str]:
     return steps
 
 
-def parse_noise(text: str, lang: str | None = None) -> NoiseModel:
-    """A model (or chain) from its text form, e.g. ``"misspelling(dictionary=d/) | keyboard(rate=0.1)"``."""
+def parse_noise(text: str, lang: str | None = None, data_dir: Path | None = None) -> NoiseModel:
+    """A model (or chain) from its text form, e.g. ``"misspelling(dictionary=d/) | keyboard(rate=0.1)"``;
+    relative file parameters are read under ``data_dir`` as :func:`files_under` says."""
     where = f"--noise {text!r}"
-    models = [_create_for(name, lang, params) for name, params in (parse_step(s, where) for s in _split_steps(text))]
+    models = [_create_for(name, lang, params, data_dir)
+              for name, params in (parse_step(s, where) for s in _split_steps(text))]
     return chain(*models)
 
 
-def noise_from_table(entry: Mapping[str, Any] | str, lang: str | None = None) -> NoiseModel:
+def noise_from_table(entry: Mapping[str, Any] | str, lang: str | None = None, data_dir: Path | None = None) -> NoiseModel:
     """A model from a recipe entry: the text form, ``{name = "keyboard", rate = 0.1}``, or
-    ``{chain = [...]}`` of those."""
+    ``{chain = [...]}`` of those (``data_dir`` as for :func:`parse_noise`)."""
     if isinstance(entry, str):
-        return parse_noise(entry, lang)
+        return parse_noise(entry, lang, data_dir)
     if not isinstance(entry, Mapping):
         raise ConfigError(f"a noise must be a string or a table, got {entry!r}")
     if "chain" in entry:
         if set(entry) != {"chain"} or not isinstance(entry["chain"], list):
             raise ConfigError(f"a chain is {{chain = [step, step, ...]}}, got {dict(entry)!r}")
-        return chain(*(noise_from_table(step, lang) for step in entry["chain"]))
+        return chain(*(noise_from_table(step, lang, data_dir) for step in entry["chain"]))
     if "name" not in entry:
         raise ConfigError(f"a noise table needs a 'name', got {dict(entry)!r}")
     params = {k: v for k, v in entry.items() if k != "name"}
-    return _create_for(str(entry["name"]), lang, params)
+    return _create_for(str(entry["name"]), lang, params, data_dir)
 
 
-def _create_for(name: str, lang: str | None, params: dict[str, Any]) -> NoiseModel:
-    """:func:`create` for a text form or recipe entry that may also name ``lang``: it must agree with the build's."""
+def files_under(cls: type[NoiseModel], params: dict[str, Any], data_dir: Path | None) -> dict[str, Any]:
+    """``params`` of a ``cls`` model with its relative file parameters read under ``data_dir``: what ``--data-dir``
+    means for the noise of recipes and ``--source`` builds alike.
+
+    A ``source`` parameter (an original release file) is always under ``data_dir``, like a ``data_file``; any other
+    parameter that may name a local file or folder (a dictionary, a layout file, a saved model) is taken from
+    ``data_dir`` when it is there, else left as given (a Hub id, a built-in layout, a file relative to the folder the
+    build runs in). Files enter the seed by their content, so where one is found never changes the output."""
+    if data_dir is None:
+        return params
+    kinds = {spec.name: spec.file for spec in cls.param_specs()}
+    resolved = dict(params)
+    for name in cls.path_params() & set(params):
+        value = params[name]
+        if not isinstance(value, str) or not value or Path(value).expanduser().is_absolute():
+            continue
+        if kinds.get(name) == "source" or (data_dir / value).exists():
+            resolved[name] = str(data_dir / value)
+    return resolved
+
+
+def _create_for(name: str, lang: str | None, params: dict[str, Any], data_dir: Path | None = None) -> NoiseModel:
+    """:func:`create` for a text form or recipe entry that may also name ``lang`` (it must agree with the build's),
+    its relative file parameters read under ``data_dir`` (:func:`files_under`)."""
     cls = model_class(name)
+    params = files_under(cls, params, data_dir)
     if "lang" in params and "lang" not in {spec.name for spec in cls.param_specs()}:
         raise ConfigError(f"{cls.name}@{cls.version} takes no parameter 'lang'")
     given = params.pop("lang", None)
@@ -182,16 +208,21 @@ def _format_value(value: Any) -> str:
     return str(value)
 
 
-def format_noise(model: NoiseModel, shareable: bool = False) -> str:
+def format_noise(model: NoiseModel, shareable: bool = False, where: Callable[[str], str] | None = None) -> str:
     """The text form of a model: versioned, with every parameter that differs from its default.
 
     ``parse_noise(format_noise(m))`` gives a model with the same output (a keyboard's layout is
     written out, so the language no longer matters). With ``shareable`` (cards), a file parameter
     given as an absolute local path is written as its file name: the card names the file, and the
-    seed already holds its content digest."""
+    seed already holds its content digest. ``where`` (the card's regenerate command) writes each file
+    parameter's value as it says instead (a path under the command's ``DATA``)."""
     if len(model.steps()) > 1:
-        return " | ".join(format_noise(step, shareable) for step in model.steps())
+        return " | ".join(format_noise(step, shareable, where) for step in model.steps())
     recorded = model.shareable_params() if shareable else model.params()
+    if where is not None:
+        files = model.path_params()
+        recorded = {key: where(value) if key in files and isinstance(value, str) and value else value
+                    for key, value in model.params().items()}
     parts = []
     for spec in model.param_specs():
         if spec.name in recorded and recorded[spec.name] != spec.default:
