@@ -28,6 +28,7 @@ from noisecraft.noise_models.base import NoiseModel
 from noisecraft.noise_models.registry import format_noise, parse_noise
 from noisecraft.noising import NoiseJob, check_text_fields, perturb_rows, prepare_field
 from noisecraft.repo import DatasetRepo, check_name, valid_config_name
+from noisecraft.runtime.loading import file_sha256, folder_digest
 from noisecraft.runtime.offload import running_chunks_with
 from noisecraft.sources.base import SourceData
 from noisecraft.sources.registry import load_source
@@ -416,16 +417,15 @@ def build_config(repo: DatasetRepo, request: ConfigRequest, *, num_proc: int = 1
 
 
 def _file_identity(path: Path | None) -> dict[str, str] | None:
-    """A local source file by name and sha256 (never its absolute path: cards are shared)."""
+    """A local source file by name and sha256 (never its absolute path: cards are shared); a folder (a word-list
+    lexicon) by the digest of its files' names and bytes that model folders have (:func:`folder_digest`). The
+    manifest keeps the bare hex digest its ``sha256`` field always held, so folders built before compare equal."""
     if path is None:
         return None
     path = Path(path)
-    if path.is_dir():  # a source read from a folder (a word-list lexicon): its files' names and bytes, in order
-        digest = hashlib.sha256()
-        for file in sorted(p for p in path.rglob("*") if p.is_file()):
-            digest.update(str(file.relative_to(path)).encode("utf-8") + b"\0" + file.read_bytes())
-        return {"name": f"{path.name}/", "sha256": digest.hexdigest()}
-    return {"name": path.name, "sha256": hashlib.sha256(path.read_bytes()).hexdigest()}
+    if path.is_dir():
+        return {"name": f"{path.name}/", "sha256": folder_digest(path).removeprefix("sha256:")}
+    return {"name": path.name, "sha256": file_sha256(path).removeprefix("sha256:")}
 
 
 def _check_not_empty(stats: ConfigStats, origin: str) -> None:

@@ -228,3 +228,19 @@ def test_a_data_dir_reads_a_relative_dictionary_of_a_recipe_and_a_build_alike(tm
     assert text == table and text.steps()[0].dictionary == str(tmp_path / "dicts" / "pairs.tsv")
     assert text.steps()[1].layout == "qwerty"  # a built-in layout is no file under the data dir
 
+
+def test_a_source_file_or_folder_keeps_the_manifest_digest_it_always_had(tmp_path):
+    """One digest implementation (runtime.loading's) serves the manifest's ``input.file``, whose ``sha256`` stays the
+    bare hex of sha256 over the folder's ``relative name NUL bytes`` in name order, so folders built before compare
+    equal."""
+    import hashlib
+
+    from noisecraft.pipeline import _file_identity
+
+    folder = tmp_path / "lexicon"
+    (folder / "b").mkdir(parents=True)
+    (folder / "a.txt").write_text("alpha\n", encoding="utf-8")
+    (folder / "b" / "c.txt").write_text("gamma\n", encoding="utf-8")
+    expected = hashlib.sha256(b"a.txt\0alpha\nb/c.txt\0gamma\n").hexdigest()
+    assert _file_identity(folder) == {"name": "lexicon/", "sha256": expected}
+    assert _file_identity(folder / "a.txt") == {"name": "a.txt", "sha256": hashlib.sha256(b"alpha\n").hexdigest()}
