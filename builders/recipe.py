@@ -21,8 +21,8 @@ config_name = "xquad-en-keyboard"              # optional, only for a group that
 paths are used as they are); without ``--data-dir`` relative ones are ignored and the sources come from
 the Hub. Noise parameters that name such a file (``natural-translation``'s ``data_file``) follow the
 same rule; other relative file parameters (a dictionary, a layout file) are read under ``--data-dir``
-when they are there, as in ``--source`` builds. ``--seed`` and ``--set key=value`` override what the file says; the manifest and the card
-keep the resolved recipe.
+when they are there, as in ``--source`` builds. ``--seed`` and ``--set key=value`` override what the file says;
+the manifest and the card keep the resolved recipe.
 """
 
 from __future__ import annotations

@@ -58,6 +58,18 @@ def corpus(relative: str) -> Path:
     return path
 
 
+@pytest.fixture(scope="module")
+def one_torch_thread():
+    """Torch on one thread for a module: tiny models gain nothing from threads, and on a shared 2-core machine two
+    threads contend (5x slower)."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
 @pytest.fixture
 def without_segmenters(monkeypatch: pytest.MonkeyPatch):
     """As if pythainlp, jieba and SudachiPy were not installed (segmenter caches emptied before and after)."""

@@ -23,8 +23,9 @@ from conftest import REPO_ROOT
 from tiny_models import CORPUS_EN, tiny_model
 
 # checked without importing them: collecting the suite must not pay torch's import (seconds)
-pytestmark = pytest.mark.skipif(any(importlib.util.find_spec(m) is None for m in ("torch", "matplotlib")),
-                                reason="the [eval] extra (torch, matplotlib) is not installed")
+pytestmark = [pytest.mark.skipif(any(importlib.util.find_spec(m) is None for m in ("torch", "matplotlib")),
+                                 reason="the [eval] extra (torch, matplotlib) is not installed"),
+              pytest.mark.usefixtures("one_torch_thread")]
 
 WORDS = ["river", "city", "queen", "colony", "summer", "company", "novel", "war", "university", "capital"]
 
@@ -50,15 +51,6 @@ def _write_mnli(path: Path) -> Path:
     return path
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _one_torch_thread():
-    """Tiny models gain nothing from threads, and on a shared 2-core machine two threads contend (5x slower)."""
-    import torch
-
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
 
 
 @pytest.fixture(scope="module")

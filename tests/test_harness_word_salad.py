@@ -23,21 +23,14 @@ from noisecraft.recipe import Recipe, load_recipe, requests
 from conftest import REPO_ROOT, corpus
 from tiny_models import tiny_model
 
-pytestmark = pytest.mark.skipif(any(importlib.util.find_spec(m) is None for m in ("torch", "matplotlib")),
-                                reason="the [eval] extra (torch, matplotlib) is not installed")
+pytestmark = [pytest.mark.skipif(any(importlib.util.find_spec(m) is None for m in ("torch", "matplotlib")),
+                                 reason="the [eval] extra (torch, matplotlib) is not installed"),
+              pytest.mark.usefixtures("one_torch_thread")]
 
 ROWS = 40  # rows evaluated per config: the tiny models are cheap, but 13 configs x 2 sides add up on 2 cores
 SEEDS = (0, 1, 2)
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _one_torch_thread():
-    import torch
-
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
 
 
 @pytest.fixture(scope="module")
