@@ -46,7 +46,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from functools import cache, cached_property, partial
+from functools import cache, cached_property
 from typing import Any, ClassVar
 
 from noisecraft.citations import WORD_SALAD_CITATION
@@ -253,10 +253,9 @@ class _ImportanceSalad(NoiseModel):
         """The model's head, inputs truncated to ``max_length`` or the model's own limit, whichever is lower."""
         from noisecraft.runtime.heads import load_head
 
-        load = partial(load_head, self.model, self.revision or None, self.device, self.dtype, extra="salad",
-                       token_budget=self.token_budget)
-        stated = load().max_length  # the tokenizer's (or position table's) limit
-        return load(max_length=min(self.max_length, stated))
+        head = load_head(self.model, self.revision or None, self.device, self.dtype, extra="salad",
+                         token_budget=self.token_budget)
+        return head.truncated(self.max_length)  # the model is resolved once (a Hub id: one question to the Hub)
 
     @property
     def _runtime(self) -> ImportanceRuntime:
@@ -309,6 +308,18 @@ class _ImportanceSalad(NoiseModel):
         """The noised text from its tokens, which of them are words, and the words ranked by importance."""
         raise NotImplementedError
 
+    def _substitute(self, text: str, tokens: list[Span], word_tokens: list[int], replaced: Sequence[int],
+                    pool: Sequence[str], rng: ExampleRng) -> Noised:
+        """Each word of ``replaced`` (word indices), in text order, replaced by a word drawn from ``pool`` (one draw
+        per word; a draw equal to the word is no edit): what ``repeat`` and ``replace`` share."""
+        edits = []
+        for w in sorted(replaced):
+            a, b = tokens[word_tokens[w]]
+            new = rng.choice(pool)
+            if new != text[a:b]:
+                edits.append(Edit(a, b, text[a:b], new, self.name))
+        return noised_from_edits(text, edits)
+
 
 @dataclass(frozen=True)
 class DropWords(_ImportanceSalad):
@@ -346,13 +357,7 @@ class RepeatWords(_ImportanceSalad):
         if not k:
             return Noised(text, ())
         pool = [text[slice(*tokens[word_tokens[w]])] for w in order[: len(order) - k]]
-        edits = []
-        for w in sorted(order[len(order) - k:]):
-            a, b = tokens[word_tokens[w]]
-            new = rng.choice(pool)
-            if new != text[a:b]:
-                edits.append(Edit(a, b, text[a:b], new, "repeat"))
-        return noised_from_edits(text, edits)
+        return self._substitute(text, tokens, word_tokens, order[len(order) - k:], pool, rng)
 
 
 @dataclass(frozen=True)
@@ -371,14 +376,7 @@ class ReplaceWords(_ImportanceSalad):
         k = how_many(self.r, len(order))
         if not k:
             return Noised(text, ())
-        vocabulary = self._runtime.vocabulary
-        edits = []
-        for w in sorted(order[len(order) - k:]):
-            a, b = tokens[word_tokens[w]]
-            new = rng.choice(vocabulary)
-            if new != text[a:b]:
-                edits.append(Edit(a, b, text[a:b], new, "replace"))
-        return noised_from_edits(text, edits)
+        return self._substitute(text, tokens, word_tokens, order[len(order) - k:], self._runtime.vocabulary, rng)
 
 
 @dataclass(frozen=True)

@@ -387,6 +387,13 @@ class Head:
                                        getattr(self.config, "max_position_embeddings", None) or FALLBACK_MAX_LENGTH)
         return self._max_length
 
+    def truncated(self, max_length: int) -> Head:
+        """The same model and settings with inputs truncated to ``max_length`` tokens, or to the model's own limit
+        (:attr:`max_length` as stated by its tokenizer or position table) when that is lower."""
+        return Head(self.ref, self.placement, max_length=min(max_length, self.max_length),
+                    token_budget=self.token_budget, max_batch=self.max_batch, cache=self.use_cache,
+                    tokenizer_options=self.tokenizer_options, progress=self.progress)
+
     # --- fingerprint and provenance -------------------------------------------------------------------------------
 
     def fingerprint(self, task: Task) -> dict[str, Any]:
