@@ -305,12 +305,11 @@ def command_noise(model: NoiseModel, root: Path | None) -> tuple[str, str]:
     return text, f"Run it from a folder that holds {files} (the noise reads it from there)."
 
 
-def _command(request: ConfigRequest, model: NoiseModel, fields: Sequence[str], name: str, split: str,
-             repo: DatasetRepo) -> tuple[str, str]:
+def _command(request: ConfigRequest, location: tuple[str, str, Path] | None, model: NoiseModel,
+             fields: Sequence[str], name: str, split: str, repo: DatasetRepo) -> tuple[str, str]:
     """The ``noisecraft build`` command that regenerates this config, runnable as printed from any folder once
     ``DATA`` (see :func:`data_location`) and ``OUT`` are replaced (parsed back and run by the tests), and what the
-    card says of the noise's local files (:func:`command_noise`)."""
-    location = data_location(request)
+    card says of the noise's local files (:func:`command_noise`); ``location`` is :func:`data_location`'s."""
     noise, files_note = command_noise(model, location[2] if location is not None else None)
     args = ["noisecraft", "build", "--source", request.source, "--lang", request.lang, "--split", split,
             "--noise", noise, "--seed", str(request.seed), "--fields", *fields]
@@ -389,7 +388,7 @@ def build_config(repo: DatasetRepo, request: ConfigRequest, *, num_proc: int = 1
         file["path"] = location[0]  # under the data root the card's DATA names
     origin = f"{file['name']} (sha256 {file['sha256'][:16]}...)" if file else data.origin  # no local paths in cards
     provenance = model.provenance()
-    command, files_note = _command(request, model, job.fields, name, data.split, repo)
+    command, files_note = _command(request, location, model, job.fields, name, data.split, repo)
     repo.record_config(name, {
         "spec": spec,
         "origin": origin,
