@@ -138,7 +138,7 @@ def _moses_class() -> type:
             tokens = text.split()
             last = len(tokens) - 1
             for i, token in enumerate(tokens):
-                if len(token) < 2 or token[-1] != ".":
+                if token[-1] != "." or len(token) < 2:
                     continue
                 prefix = token[:-1]
                 if ("." in prefix and self.isanyalpha(prefix)) or (
