@@ -1,16 +1,23 @@
-/* noisecraft._twister: Python's Mersenne Twister streams, seeded four at a time.
+/* noisecraft._twister: Python's Mersenne Twister streams, seeded four at a time, first draws ready.
  *
- * What: twisters(keys) takes a list of seeds written as big-endian bytes (a 16-byte blake2b digest is the 128-bit
- * seed int.from_bytes(digest, "big")) and returns one Twister per seed whose random() is, draw for draw, the
- * random() of random.Random(int.from_bytes(key, "big")): CPython's init_by_array seeding (the seed's 32-bit words,
- * least significant first, leading zero words dropped), its twist, tempering and 53-bit doubles.
+ * What: twisters(keys, type) takes a list of seeds written as big-endian bytes (a 16-byte blake2b digest is the
+ * 128-bit seed int.from_bytes(digest, "big")) and returns one generator per seed, an instance of ``type`` (Twister
+ * or a subclass of it), whose random() is, draw for draw, the random() of random.Random(int.from_bytes(key, "big")):
+ * CPython's init_by_array seeding (the seed's 32-bit words, least significant first, leading zero words dropped),
+ * its twist, tempering and 53-bit doubles. next_below(p, limit) draws until a number falls below p.
  *
  * Why: seeding random.Random runs three dependent chains of 624 multiply steps (init_genrand(19650218), which is
- * the same for every seed, then init_by_array's two passes) and the first twist; for keyboard noise on a question
- * that is 40 % of the work. Here the constant chain is computed once, and four seeds of four words (every 128-bit
- * digest but one in 2^32) run their chains side by side, so the processor overlaps their multiplications. The
- * first twist stays lazy, as in CPython. Other seeds take the one-seed path, the same code as CPython's.
- * tests/test_seeding.py compares the streams with random.Random's, past the first twist.
+ * the same for every seed, then init_by_array's two passes), then twists all 624 words on the first draw; for
+ * keyboard noise on a question that was 40 % of the work, and a question needs about 15 draws (30 words). Here:
+ * - the constant chain is computed once, and four seeds of four words (every 128-bit digest but one in 2^32) run
+ *   their chains side by side, so the processor overlaps their multiplications;
+ * - the seeded state stays in a scratch buffer (hot in the cache) and only the first FIRST_WORDS outputs of the
+ *   first twist are computed and kept (the first 227 words of a twist read only the untwisted state, so any
+ *   prefix of them can be computed alone): a generator is ~450 bytes instead of 2.5 KB;
+ * - a stream that draws more is seeded again from its key into a full state, twisted, and goes on at word
+ *   FIRST_WORDS: the same stream. Seeds of another length take that full path from the start.
+ * tests/test_seeding.py compares the streams with random.Random's, before and past the buffered words and past
+ * the first twist.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -24,13 +31,17 @@
 #define LOWER_MASK 0x7fffffffU
 #define LANES 4 /* seed_lanes is written out for four */
 #define MAX_KEY_WORDS 64 /* 2048-bit seeds; longer keys are refused */
+#define FIRST_WORDS 96 /* outputs computed at seeding (48 doubles); at most N - M, see first_words */
 
 typedef struct {
     PyObject_HEAD
-    int index;
-    uint32_t mt[N];
+    uint32_t *mt;        /* the whole state, once the stream has outgrown words (or its key is not 4 words) */
+    int index;           /* the next output: into words while mt is NULL, else into mt */
+    uint32_t key[4];     /* a 4-word key, to seed mt when words run out */
+    uint32_t words[FIRST_WORDS]; /* the first outputs, tempered */
 } TwisterObject;
 
+static const uint32_t mag01[2] = {0x0U, MATRIX_A};
 static uint32_t start_state[N]; /* init_genrand(19650218), where every init_by_array starts */
 
 static void init_start_state(void) {
@@ -38,6 +49,13 @@ static void init_start_state(void) {
     for (int i = 1; i < N; i++) {
         start_state[i] = 1812433253U * (start_state[i - 1] ^ (start_state[i - 1] >> 30)) + (uint32_t)i;
     }
+}
+
+static inline uint32_t temper(uint32_t y) {
+    y ^= (y >> 11);
+    y ^= (y << 7) & 0x9d2c5680U;
+    y ^= (y << 15) & 0xefc60000U;
+    return y ^ (y >> 18);
 }
 
 /* CPython's init_by_array for one key (1 <= key_length <= MAX_KEY_WORDS). */
@@ -67,7 +85,7 @@ static void seed_one(uint32_t *mt, const uint32_t *key, size_t key_length) {
 
 /* seed_one for LANES keys of exactly 4 words at once: the same steps, the lanes interleaved, each lane's last
  * value kept in a register (the chain never waits on a store and a load). */
-static void seed_lanes(uint32_t *mt[LANES], uint32_t key[LANES][4]) {
+static void seed_lanes(uint32_t mt[LANES][N], uint32_t key[LANES][4]) {
     uint32_t *s0 = mt[0], *s1 = mt[1], *s2 = mt[2], *s3 = mt[3];
     uint32_t p0 = start_state[0], p1 = p0, p2 = p0, p3 = p0, old;
     size_t i, j;
@@ -99,48 +117,110 @@ static void seed_lanes(uint32_t *mt[LANES], uint32_t key[LANES][4]) {
     s0[0] = s1[0] = s2[0] = s3[0] = 0x80000000U;
 }
 
-/* CPython's genrand_uint32: twist when the state is used up, then temper. */
-static uint32_t next_word(TwisterObject *self) {
-    static const uint32_t mag01[2] = {0x0U, MATRIX_A};
-    uint32_t *mt = self->mt, y;
+/* The first FIRST_WORDS outputs of the first twist of a seeded state, tempered. A twist computes word kk from
+ * words kk, kk+1 and kk+M; for kk < N-M none of them has been twisted yet, so these words need nothing else. */
+static void first_words(const uint32_t *mt, uint32_t *out) {
+    for (int kk = 0; kk < FIRST_WORDS; kk++) {
+        uint32_t y = (mt[kk] & UPPER_MASK) | (mt[kk + 1] & LOWER_MASK);
+        out[kk] = temper(mt[kk + M] ^ (y >> 1) ^ mag01[y & 0x1U]);
+    }
+}
+
+/* CPython's twist of a whole state. */
+static void twist(uint32_t *mt) {
+    uint32_t y;
+    int kk;
+    for (kk = 0; kk < N - M; kk++) {
+        y = (mt[kk] & UPPER_MASK) | (mt[kk + 1] & LOWER_MASK);
+        mt[kk] = mt[kk + M] ^ (y >> 1) ^ mag01[y & 0x1U];
+    }
+    for (; kk < N - 1; kk++) {
+        y = (mt[kk] & UPPER_MASK) | (mt[kk + 1] & LOWER_MASK);
+        mt[kk] = mt[kk + (M - N)] ^ (y >> 1) ^ mag01[y & 0x1U];
+    }
+    y = (mt[N - 1] & UPPER_MASK) | (mt[0] & LOWER_MASK);
+    mt[N - 1] = mt[M - 1] ^ (y >> 1) ^ mag01[y & 0x1U];
+}
+
+/* The stream's next 32-bit output (CPython's genrand_uint32), or -1 with MemoryError set when the full state
+ * cannot be made. */
+static inline int next_word(TwisterObject *self, uint32_t *out) {
+    if (!self->mt) {
+        if (self->index < FIRST_WORDS) {
+            *out = self->words[self->index++];
+            return 0;
+        }
+        /* the first words are used up: the full state, seeded again and twisted, goes on at word FIRST_WORDS */
+        uint32_t *mt = PyMem_Malloc(N * sizeof(uint32_t));
+        if (!mt) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        seed_one(mt, self->key, 4);
+        twist(mt);
+        self->mt = mt;
+    }
     if (self->index >= N) {
-        int kk;
-        for (kk = 0; kk < N - M; kk++) {
-            y = (mt[kk] & UPPER_MASK) | (mt[kk + 1] & LOWER_MASK);
-            mt[kk] = mt[kk + M] ^ (y >> 1) ^ mag01[y & 0x1U];
-        }
-        for (; kk < N - 1; kk++) {
-            y = (mt[kk] & UPPER_MASK) | (mt[kk + 1] & LOWER_MASK);
-            mt[kk] = mt[kk + (M - N)] ^ (y >> 1) ^ mag01[y & 0x1U];
-        }
-        y = (mt[N - 1] & UPPER_MASK) | (mt[0] & LOWER_MASK);
-        mt[N - 1] = mt[M - 1] ^ (y >> 1) ^ mag01[y & 0x1U];
+        twist(self->mt);
         self->index = 0;
     }
-    y = mt[self->index++];
-    y ^= (y >> 11);
-    y ^= (y << 7) & 0x9d2c5680U;
-    y ^= (y << 15) & 0xefc60000U;
-    y ^= (y >> 18);
-    return y;
+    *out = temper(self->mt[self->index++]);
+    return 0;
+}
+
+/* random.Random.random(): a 53-bit double from two outputs; -1.0 with an exception set on failure. */
+static inline double next_double(TwisterObject *self) {
+    uint32_t a, b;
+    if (next_word(self, &a) < 0 || next_word(self, &b) < 0) return -1.0;
+    return ((a >> 5) * 67108864.0 + (b >> 6)) * (1.0 / 9007199254740992.0);
 }
 
 static PyObject *Twister_random(TwisterObject *self, PyObject *Py_UNUSED(ignored)) {
-    uint32_t a = next_word(self) >> 5, b = next_word(self) >> 6;
-    return PyFloat_FromDouble((a * 67108864.0 + b) * (1.0 / 9007199254740992.0));
+    double u = next_double(self);
+    return u < 0 ? NULL : PyFloat_FromDouble(u);
+}
+
+static PyObject *Twister_next_below(TwisterObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 2) {
+        PyErr_Format(PyExc_TypeError, "next_below() takes 2 arguments (p, limit), got %zd", nargs);
+        return NULL;
+    }
+    double p = PyFloat_AsDouble(args[0]);
+    if (p == -1.0 && PyErr_Occurred()) return NULL;
+    Py_ssize_t limit = PyLong_AsSsize_t(args[1]);
+    if (limit == -1 && PyErr_Occurred()) return NULL;
+    if (limit < 0) {
+        PyErr_Format(PyExc_ValueError, "next_below() limit must be >= 0, got %zd", limit);
+        return NULL;
+    }
+    for (Py_ssize_t k = 0; k < limit; k++) {
+        double u = next_double(self);
+        if (u < 0) return NULL;
+        if (u < p) return PyLong_FromSsize_t(k);
+    }
+    return PyLong_FromSsize_t(limit);
+}
+
+static void Twister_dealloc(TwisterObject *self) {
+    PyMem_Free(self->mt);
+    Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
 static PyMethodDef Twister_methods[] = {
     {"random", (PyCFunction)Twister_random, METH_NOARGS, "x in the interval [0, 1): random.Random's next random()."},
+    {"next_below", (PyCFunction)(void (*)(void))Twister_next_below, METH_FASTCALL,
+     "next_below(p, limit) -> int: draws random() up to limit times and returns the index (from 0) of the first "
+     "draw below p, stopping there, or limit when none was."},
     {NULL, NULL, 0, NULL},
 };
 
 static PyTypeObject TwisterType = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "noisecraft._twister.Twister",
-    .tp_doc = "A Mersenne Twister seeded by twisters(): random.Random's random() stream for its seed.",
+    .tp_doc = "A Mersenne Twister made by twisters(): random.Random's random() stream for its seed.",
     .tp_basicsize = sizeof(TwisterObject),
-    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_dealloc = (destructor)Twister_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_DISALLOW_INSTANTIATION,
     .tp_methods = Twister_methods,
 };
 
@@ -173,43 +253,70 @@ static Py_ssize_t key_words(PyObject *item, uint32_t *key) {
     return used;
 }
 
-static PyObject *twisters(PyObject *Py_UNUSED(module), PyObject *keys) {
-    if (!PyList_Check(keys)) {
-        PyErr_SetString(PyExc_TypeError, "twisters() takes a list of bytes");
+/* Seeds the pending 4-word generators (1..LANES of them) and keeps their first words. */
+static void seed_pending(TwisterObject *pending[LANES], Py_ssize_t count) {
+    static uint32_t scratch[LANES][N]; /* the GIL is held: one user at a time */
+    uint32_t keys[LANES][4];
+    if (count == LANES) {
+        for (int l = 0; l < LANES; l++) memcpy(keys[l], pending[l]->key, sizeof(keys[l]));
+        seed_lanes(scratch, keys);
+    } else {
+        for (Py_ssize_t l = 0; l < count; l++) seed_one(scratch[l], pending[l]->key, 4);
+    }
+    for (Py_ssize_t l = 0; l < count; l++) first_words(scratch[l], pending[l]->words);
+}
+
+static PyObject *twisters(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs < 1 || nargs > 2 || !PyList_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "twisters() takes a list of bytes and optionally a Twister type");
         return NULL;
     }
-    Py_ssize_t n = PyList_GET_SIZE(keys), pending = 0;
-    PyObject *result = PyList_New(n);
-    if (!result) return NULL;
-    uint32_t *lane_state[LANES], lane_key[LANES][4], key[MAX_KEY_WORDS];
-    for (Py_ssize_t index = 0; index < n; index++) {
-        Py_ssize_t used = key_words(PyList_GET_ITEM(keys, index), key);
-        TwisterObject *twister = used < 0 ? NULL : PyObject_New(TwisterObject, &TwisterType);
-        if (!twister) {
-            Py_DECREF(result);
+    PyTypeObject *type = &TwisterType;
+    if (nargs == 2) {
+        if (!PyType_Check(args[1]) || !PyType_IsSubtype((PyTypeObject *)args[1], &TwisterType)) {
+            PyErr_SetString(PyExc_TypeError, "twisters() takes Twister or a subclass of it as its type");
             return NULL;
         }
-        twister->index = N; /* twist on the first draw */
+        type = (PyTypeObject *)args[1];
+    }
+    PyObject *keys = args[0];
+    Py_ssize_t n = PyList_GET_SIZE(keys), pending_count = 0;
+    PyObject *result = PyList_New(n);
+    if (!result) return NULL;
+    TwisterObject *pending[LANES];
+    uint32_t key[MAX_KEY_WORDS];
+    for (Py_ssize_t index = 0; index < n; index++) {
+        Py_ssize_t used = key_words(PyList_GET_ITEM(keys, index), key);
+        TwisterObject *twister = used < 0 ? NULL : (TwisterObject *)type->tp_alloc(type, 0);
+        if (twister && used != 4 && !(twister->mt = PyMem_Malloc(N * sizeof(uint32_t)))) {
+            Py_DECREF(twister);
+            twister = (TwisterObject *)PyErr_NoMemory();
+        }
+        if (!twister) {
+            Py_DECREF(result); /* the pending generators are in it, unseeded: freed with it */
+            return NULL;
+        }
         PyList_SET_ITEM(result, index, (PyObject *)twister);
         if (used != 4) {
             seed_one(twister->mt, key, (size_t)used);
+            twister->index = N; /* twist on the first draw, as CPython */
             continue;
         }
-        memcpy(lane_key[pending], key, sizeof(lane_key[pending]));
-        lane_state[pending++] = twister->mt;
-        if (pending == LANES) {
-            seed_lanes(lane_state, lane_key);
-            pending = 0;
+        memcpy(twister->key, key, sizeof(twister->key));
+        pending[pending_count++] = twister;
+        if (pending_count == LANES) {
+            seed_pending(pending, LANES);
+            pending_count = 0;
         }
     }
-    for (Py_ssize_t l = 0; l < pending; l++) seed_one(lane_state[l], lane_key[l], 4);
+    if (pending_count) seed_pending(pending, pending_count);
     return result;
 }
 
 static PyMethodDef module_methods[] = {
-    {"twisters", twisters, METH_O,
-     "twisters(keys: list[bytes]) -> list[Twister]: one generator per big-endian seed, each drawing "
-     "random.Random(int.from_bytes(key, 'big')).random()'s stream."},
+    {"twisters", (PyCFunction)(void (*)(void))twisters, METH_FASTCALL,
+     "twisters(keys: list[bytes], type=Twister) -> list: one generator (an instance of type) per big-endian seed, "
+     "each drawing random.Random(int.from_bytes(key, 'big')).random()'s stream."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -222,5 +329,13 @@ static struct PyModuleDef twister_module = {
 PyMODINIT_FUNC PyInit__twister(void) {
     if (PyType_Ready(&TwisterType) < 0) return NULL;
     init_start_state();
-    return PyModule_Create(&twister_module);
+    PyObject *module = PyModule_Create(&twister_module);
+    if (!module) return NULL;
+    Py_INCREF(&TwisterType);
+    if (PyModule_AddObject(module, "Twister", (PyObject *)&TwisterType) < 0) {
+        Py_DECREF(&TwisterType);
+        Py_DECREF(module);
+        return NULL;
+    }
+    return module;
 }

@@ -28,7 +28,7 @@ new version beside ``keyboard@1``:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import accumulate, count
 from operator import add
@@ -259,42 +259,79 @@ def typo_each_token(texts: Sequence[str], rngs: Sequence[ExampleRng], protected:
                     rate: float, runtime: TypingRuntime) -> list[Noised]:
     """keyboard@2's NoiseQA mode on whitespace tokens, for languages written with spaces: exactly
     :func:`~noisecraft.noise_models.per_word.noise_each_word` with ``unit="whitespace"`` and the typo inlined
-    (the same draws in the same order), but the hot path of the default noise model, so made cheap: tokens
-    come from ``str.split`` (the same tokens as the ``\\S+`` pattern: both split on ``str.isspace``), their
-    offsets from C iterators (a single-spaced text) or the pattern (any other), and records are made with
-    ``tuple.__new__`` (a named tuple's own constructor is a Python function)."""
+    (the same draws in the same order), but the hot path of the default noise model, so made cheap:
+
+    * tokens come from ``str.split`` (the same tokens as the ``\\S+`` pattern: both split on ``str.isspace``);
+    * ``next_below`` (C with the ``noisecraft._twister`` extension) draws the per-token numbers and jumps to the
+      next token drawn below ``rate``, so Python code runs only for the ~``rate`` share of tokens chosen;
+    * offsets are worked out only for the tokens edited (or all, where spans are protected): from the token
+      lengths in a single-spaced text, from the pattern in any other;
+    * a text whose tokens are single-spaced is put back together with ``" ".join``, and records are made with
+      ``tuple.__new__`` (a named tuple's own constructor is a Python function)."""
     memo = runtime.sites
     sites_of = runtime.sites_of
-    finditer = non_space_pattern().finditer
     new = tuple.__new__
+    defaults = _NOISED_DEFAULTS
     results: list[Noised] = []
+    append = results.append
     for index, text in enumerate(texts):
         tokens = text.split()
-        if len(text) == sum(map(len, tokens)) + len(tokens) - 1:  # single-spaced: offsets add up
-            starts: Iterable[int] = map(add, accumulate(map(len, tokens), initial=0), count())
-        else:
-            starts = [m.start() for m in finditer(text)]
+        n = len(tokens)
+        rng = rngs[index]
+        next_below = rng.next_below
+        k = next_below(rate, n)
+        if k == n:
+            append(new(Noised, (text, (), *defaults)))
+            continue
+        random = rng.random
         spans = protected[index] if protected else ()
-        random = rngs[index].random if tokens else None
-        edits: list[Edit] = []
-        for token, start in zip(tokens, starts):
-            if random() >= rate:
-                continue
+        starts = _token_starts(text, tokens) if spans else None
+        chosen: list[tuple[int, int, int, str]] = []  # token, then offsets and replacement inside it
+        while k < n:
+            token = tokens[k]
             sites = memo.get(token)
             if sites is None:
                 sites = sites_of(token)
-            if not sites or spans and any(start < e and s < start + len(token) for s, e in spans):
-                continue
-            i, j, candidates = sites[int(random() * len(sites))]
-            edits.append(new(Edit, (start + i, start + j, token[i:j], candidates[int(random() * len(candidates))],
-                                    "keyboard")))
-        if not edits:
-            results.append(new(Noised, (text, (), *_NOISED_DEFAULTS)))
+            if sites and not (spans and any(starts[k] < e and s < starts[k] + len(token) for s, e in spans)):
+                i, j, candidates = sites[int(random() * len(sites))]
+                chosen.append((k, i, j, candidates[int(random() * len(candidates))]))
+            k += 1 + next_below(rate, n - k - 1)
+        if not chosen:
+            append(new(Noised, (text, (), *defaults)))
             continue
-        pieces, cursor = [], 0
-        for edit in edits:
-            pieces += (text[cursor : edit.start], edit.replacement)
-            cursor = edit.end
-        pieces.append(text[cursor:])
-        results.append(new(Noised, ("".join(pieces), tuple(edits), *_NOISED_DEFAULTS)))
+        append(new(Noised, _typed(text, tokens, starts, chosen) + defaults))
     return results
+
+
+def _token_starts(text: str, tokens: list[str]) -> list[int]:
+    """Where each whitespace token of ``text`` starts (``tokens`` is ``text.split()``)."""
+    if len(text) == sum(map(len, tokens)) + len(tokens) - 1:  # single-spaced: offsets add up
+        return list(map(add, accumulate(map(len, tokens), initial=0), count()))
+    return [m.start() for m in non_space_pattern().finditer(text)]
+
+
+def _typed(text: str, tokens: list[str], starts: list[int] | None,
+           chosen: list[tuple[int, int, int, str]]) -> tuple[str, tuple[Edit, ...]]:
+    """The text with the typos of ``chosen`` (token index, offsets in the token, replacement), and their edits."""
+    new = tuple.__new__
+    edits = []
+    if starts is None and " ".join(tokens) == text:  # single spaces, which a join puts back
+        typed = []
+        for k, i, j, replacement in chosen:
+            token = tokens[k]
+            start = sum(map(len, tokens[:k])) + k  # the tokens before k are still the original ones
+            edits.append(new(Edit, (start + i, start + j, token[i:j], replacement, "keyboard")))
+            typed.append(token[:i] + replacement + token[j:])
+        for (k, *_), token in zip(chosen, typed):
+            tokens[k] = token
+        return " ".join(tokens), tuple(edits)
+    if starts is None:
+        starts = _token_starts(text, tokens)
+    pieces, cursor = [], 0
+    for k, i, j, replacement in chosen:
+        start = starts[k]
+        edits.append(new(Edit, (start + i, start + j, tokens[k][i:j], replacement, "keyboard")))
+        pieces += (text[cursor : start + i], replacement)
+        cursor = start + j
+    pieces.append(text[cursor:])
+    return "".join(pieces), tuple(edits)
