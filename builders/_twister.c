@@ -4,7 +4,8 @@
  * 128-bit seed int.from_bytes(digest, "big")) and returns one generator per seed, an instance of ``type`` (Twister
  * or a subclass of it), whose random() is, draw for draw, the random() of random.Random(int.from_bytes(key, "big")):
  * CPython's init_by_array seeding (the seed's 32-bit words, least significant first, leading zero words dropped),
- * its twist, tempering and 53-bit doubles. next_below(p, limit) draws until a number falls below p.
+ * its twist, tempering and 53-bit doubles. next_below(p, limit) draws until a number falls below p, choice(items)
+ * picks an item as seeding.py's does.
  *
  * Why: seeding random.Random runs three dependent chains of 624 multiply steps (init_genrand(19650218), which is
  * the same for every seed, then init_by_array's two passes), then twists all 624 words on the first draw; for
@@ -201,6 +202,22 @@ static PyObject *Twister_next_below(TwisterObject *self, PyObject *const *args, 
     return PyLong_FromSsize_t(limit);
 }
 
+/* _Draws.choice in C: items[int(random() * len(items))], the same draw and index. */
+static PyObject *Twister_choice(TwisterObject *self, PyObject *items) {
+    Py_ssize_t n = PyObject_Length(items);
+    if (n < 0) return NULL;
+    double u = next_double(self);
+    if (u < 0) return NULL;
+    Py_ssize_t at = (Py_ssize_t)(u * (double)n);
+    if (PyTuple_CheckExact(items) && at < n) return Py_NewRef(PyTuple_GET_ITEM(items, at));
+    if (PyList_CheckExact(items) && at < n) return Py_NewRef(PyList_GET_ITEM(items, at));
+    PyObject *key = PyLong_FromSsize_t(at);
+    if (!key) return NULL;
+    PyObject *item = PyObject_GetItem(items, key);
+    Py_DECREF(key);
+    return item;
+}
+
 static void Twister_dealloc(TwisterObject *self) {
     PyMem_Free(self->mt);
     Py_TYPE(self)->tp_free((PyObject *)self);
@@ -211,6 +228,8 @@ static PyMethodDef Twister_methods[] = {
     {"next_below", (PyCFunction)(void (*)(void))Twister_next_below, METH_FASTCALL,
      "next_below(p, limit) -> int: draws random() up to limit times and returns the index (from 0) of the first "
      "draw below p, stopping there, or limit when none was."},
+    {"choice", (PyCFunction)Twister_choice, METH_O,
+     "choice(items) -> a uniform element of a non-empty sequence: items[int(random() * len(items))]."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -121,7 +121,7 @@ class ExampleRng(_Draws):
 if _Twister is not None:
 
     class SeededRng(_Twister, _Draws):
-        """An example's stream seeded by ``noisecraft._twister`` (``random`` and ``next_below`` in C): the same
+        """An example's stream seeded by ``noisecraft._twister`` (``random``, ``next_below`` and ``choice`` in C): the same
         stream and methods as the :class:`ExampleRng` of its seed. Made only by :func:`example_rngs`."""
 
         __slots__ = ()

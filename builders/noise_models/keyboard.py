@@ -264,10 +264,9 @@ def typo_each_token(texts: Sequence[str], rngs: Sequence[ExampleRng], protected:
     * tokens come from ``str.split`` (the same tokens as the ``\\S+`` pattern: both split on ``str.isspace``);
     * ``next_below`` (C with the ``noisecraft._twister`` extension) draws the per-token numbers and jumps to the
       next token drawn below ``rate``, so Python code runs only for the ~``rate`` share of tokens chosen;
-    * offsets are worked out only for the tokens edited (or all, where spans are protected): from the token
-      lengths in a single-spaced text, from the pattern in any other;
-    * a text whose tokens are single-spaced is put back together with ``" ".join``, and records are made with
-      ``tuple.__new__`` (a named tuple's own constructor is a Python function)."""
+    * a token's offset is worked out only when it gets a typo (all offsets where spans are protected): from the
+      token lengths in a text whose tokens are single-spaced, from the pattern in any other;
+    * records are made with ``tuple.__new__`` (a named tuple's own constructor is a Python function)."""
     memo = runtime.sites
     sites_of = runtime.sites_of
     new = tuple.__new__
@@ -280,26 +279,37 @@ def typo_each_token(texts: Sequence[str], rngs: Sequence[ExampleRng], protected:
         rng = rngs[index]
         next_below = rng.next_below
         k = next_below(rate, n)
-        if k == n:
-            append(new(Noised, (text, (), *defaults)))
-            continue
-        random = rng.random
         spans = protected[index] if protected else ()
-        starts = _token_starts(text, tokens) if spans else None
-        chosen: list[tuple[int, int, int, str]] = []  # token, then offsets and replacement inside it
+        starts = _token_starts(text, tokens) if spans and k < n else None
+        spaced: bool | None = None  # whether the tokens are single-spaced, once a typo needs an offset
+        edits: list[Edit] = []
+        pieces: list[str] = []
+        cursor = 0
         while k < n:
             token = tokens[k]
             sites = memo.get(token)
             if sites is None:
                 sites = sites_of(token)
-            if sites and not (spans and any(starts[k] < e and s < starts[k] + len(token) for s, e in spans)):
-                i, j, candidates = sites[int(random() * len(sites))]
-                chosen.append((k, i, j, candidates[int(random() * len(candidates))]))
+            if sites:
+                if starts is not None:
+                    start = starts[k]
+                elif spaced is None and not (spaced := len(text) == sum(map(len, tokens)) + n - 1):
+                    starts = _token_starts(text, tokens)
+                    start = starts[k]
+                else:
+                    start = sum(map(len, tokens[:k])) + k
+                if not (spans and any(start < e and s < start + len(token) for s, e in spans)):
+                    i, j, candidates = rng.choice(sites)
+                    replacement = rng.choice(candidates)
+                    edits.append(new(Edit, (start + i, start + j, token[i:j], replacement, "keyboard")))
+                    pieces += (text[cursor : start + i], replacement)
+                    cursor = start + j
             k += 1 + next_below(rate, n - k - 1)
-        if not chosen:
+        if edits:
+            pieces.append(text[cursor:])
+            append(new(Noised, ("".join(pieces), tuple(edits), *defaults)))
+        else:
             append(new(Noised, (text, (), *defaults)))
-            continue
-        append(new(Noised, _typed(text, tokens, starts, chosen) + defaults))
     return results
 
 
@@ -308,30 +318,3 @@ def _token_starts(text: str, tokens: list[str]) -> list[int]:
     if len(text) == sum(map(len, tokens)) + len(tokens) - 1:  # single-spaced: offsets add up
         return list(map(add, accumulate(map(len, tokens), initial=0), count()))
     return [m.start() for m in non_space_pattern().finditer(text)]
-
-
-def _typed(text: str, tokens: list[str], starts: list[int] | None,
-           chosen: list[tuple[int, int, int, str]]) -> tuple[str, tuple[Edit, ...]]:
-    """The text with the typos of ``chosen`` (token index, offsets in the token, replacement), and their edits."""
-    new = tuple.__new__
-    edits = []
-    if starts is None and " ".join(tokens) == text:  # single spaces, which a join puts back
-        typed = []
-        for k, i, j, replacement in chosen:
-            token = tokens[k]
-            start = sum(map(len, tokens[:k])) + k  # the tokens before k are still the original ones
-            edits.append(new(Edit, (start + i, start + j, token[i:j], replacement, "keyboard")))
-            typed.append(token[:i] + replacement + token[j:])
-        for (k, *_), token in zip(chosen, typed):
-            tokens[k] = token
-        return " ".join(tokens), tuple(edits)
-    if starts is None:
-        starts = _token_starts(text, tokens)
-    pieces, cursor = [], 0
-    for k, i, j, replacement in chosen:
-        start = starts[k]
-        edits.append(new(Edit, (start + i, start + j, tokens[k][i:j], replacement, "keyboard")))
-        pieces += (text[cursor : start + i], replacement)
-        cursor = start + j
-    pieces.append(text[cursor:])
-    return "".join(pieces), tuple(edits)
