@@ -315,6 +315,9 @@ static PyObject *twisters(PyObject *Py_UNUSED(module), PyObject *const *args, Py
             Py_DECREF(result); /* the pending generators are in it, unseeded: freed with it */
             return NULL;
         }
+        /* a subclass made by a class statement is a GC type, but a generator refers to nothing that could close a
+         * cycle: untracked, the collector never visits the batch's thousands of them */
+        if (PyObject_IS_GC((PyObject *)twister)) PyObject_GC_UnTrack(twister);
         PyList_SET_ITEM(result, index, (PyObject *)twister);
         if (used != 4) {
             seed_one(twister->mt, key, (size_t)used);
