@@ -243,6 +243,254 @@ static PyTypeObject TwisterType = {
     .tp_methods = Twister_methods,
 };
 
+/* ---- keyboard@2's NoiseQA token loop (keyboard.py's typo_each_token, the Python reference) -------------------
+ * It lives here because it draws from a Twister's state directly: per whitespace token (str.split's tokens) one
+ * draw; a token drawn below the rate looks its typo sites up in the memo (sites_of(token) on a miss), and when it
+ * has some and touches no protected span, one draw picks a site (i, j, candidates) and one a candidate. The same
+ * draws in the same order as the Python loop, the same records (Edit and Noised instances), offsets in code points. */
+
+typedef struct {
+    Py_ssize_t start, end;
+} Range;
+
+typedef struct {
+    PyObject *memo, *sites_of, *kind, *empty;
+    PyTypeObject *edit_type, *noised_type;
+    PyObject *defaults;
+    double rate;
+    Range *tokens;
+    Py_ssize_t capacity;
+} TypoJob;
+
+/* An instance of a tuple subclass (a NamedTuple) holding items, stolen; NULL on failure (items released). */
+static PyObject *record(PyTypeObject *type, PyObject **items, Py_ssize_t n) {
+    PyObject *made = type->tp_alloc(type, n);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (made && items[i]) {
+            PyTuple_SET_ITEM(made, i, items[i]);
+        } else {
+            Py_XDECREF(items[i]);
+        }
+    }
+    for (Py_ssize_t i = 0; made && i < n; i++) {
+        if (!items[i]) Py_CLEAR(made);
+    }
+    return made;
+}
+
+/* The whitespace tokens of text into job->tokens; their count, or -1 with MemoryError set. */
+static Py_ssize_t split_tokens(TypoJob *job, PyObject *text) {
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    Py_ssize_t length = PyUnicode_GET_LENGTH(text), at = 0, n = 0;
+    while (at < length) {
+        while (at < length && Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, at))) at++;
+        if (at >= length) break;
+        Py_ssize_t start = at;
+        while (at < length && !Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, at))) at++;
+        if (n == job->capacity) {
+            Py_ssize_t capacity = job->capacity ? 2 * job->capacity : 64;
+            Range *grown = PyMem_Realloc(job->tokens, capacity * sizeof(Range));
+            if (!grown) {
+                PyErr_NoMemory();
+                return -1;
+            }
+            job->tokens = grown, job->capacity = capacity;
+        }
+        job->tokens[n].start = start, job->tokens[n].end = at;
+        n++;
+    }
+    return n;
+}
+
+/* Whether [start, end) overlaps one of the protected spans (a sequence of (start, end) pairs); -1 on error. */
+static int touches(PyObject *spans, Py_ssize_t start, Py_ssize_t end) {
+    Py_ssize_t count = PySequence_Fast_GET_SIZE(spans);
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *pair = PySequence_Fast(PySequence_Fast_GET_ITEM(spans, i), "a protected span is a (start, end) pair");
+        if (!pair) return -1;
+        if (PySequence_Fast_GET_SIZE(pair) != 2) {
+            Py_DECREF(pair);
+            PyErr_SetString(PyExc_ValueError, "a protected span is a (start, end) pair");
+            return -1;
+        }
+        Py_ssize_t s = PyLong_AsSsize_t(PySequence_Fast_GET_ITEM(pair, 0));
+        Py_ssize_t e = s == -1 && PyErr_Occurred() ? -1 : PyLong_AsSsize_t(PySequence_Fast_GET_ITEM(pair, 1));
+        Py_DECREF(pair);
+        if (e == -1 && PyErr_Occurred()) return -1;
+        if (start < e && s < end) return 1;
+    }
+    return 0;
+}
+
+/* One text's typo: appends its Edit to edits and its two text pieces to pieces; 0 when the token gets none
+ * (no sites, protected), 1 when it got one, -1 on error. */
+static int typo_token(TypoJob *job, PyObject *text, TwisterObject *rng, PyObject *spans, Range token,
+                      PyObject *edits, PyObject *pieces, Py_ssize_t *cursor) {
+    PyObject *word = PyUnicode_Substring(text, token.start, token.end), *sites = NULL, *site = NULL,
+             *candidates = NULL;
+    int status = -1;
+    if (!word) return -1;
+    sites = PyDict_GetItemWithError(job->memo, word);
+    if (sites) {
+        Py_INCREF(sites);
+    } else if (!PyErr_Occurred()) {
+        sites = PyObject_CallOneArg(job->sites_of, word);
+    }
+    PyObject *fast = sites ? PySequence_Fast(sites, "typo sites are a sequence") : NULL;
+    if (!fast) goto done;
+    Py_ssize_t nsites = PySequence_Fast_GET_SIZE(fast);
+    int blocked = nsites && spans ? touches(spans, token.start, token.end) : 0;
+    if (blocked < 0) goto done;
+    if (!nsites || blocked) {
+        status = 0;
+        goto done;
+    }
+    double u = next_double(rng);
+    if (u < 0) goto done;
+    site = PySequence_Fast(PySequence_Fast_GET_ITEM(fast, (Py_ssize_t)(u * (double)nsites)),
+                           "a typo site is (start, end, candidates)");
+    if (!site) goto done;
+    if (PySequence_Fast_GET_SIZE(site) != 3) {
+        PyErr_SetString(PyExc_ValueError, "a typo site is (start, end, candidates)");
+        goto done;
+    }
+    Py_ssize_t i = PyLong_AsSsize_t(PySequence_Fast_GET_ITEM(site, 0));
+    Py_ssize_t j = i == -1 && PyErr_Occurred() ? -1 : PyLong_AsSsize_t(PySequence_Fast_GET_ITEM(site, 1));
+    if (j == -1 && PyErr_Occurred()) goto done;
+    candidates = PySequence_Fast(PySequence_Fast_GET_ITEM(site, 2), "typo candidates are a sequence");
+    if (!candidates) goto done;
+    Py_ssize_t ncandidates = PySequence_Fast_GET_SIZE(candidates);
+    u = next_double(rng);
+    if (u < 0) goto done;
+    Py_ssize_t pick = (Py_ssize_t)(u * (double)ncandidates);
+    if (pick >= ncandidates) {
+        PyErr_SetString(PyExc_IndexError, "a typo site has no candidates");
+        goto done;
+    }
+    PyObject *replacement = PySequence_Fast_GET_ITEM(candidates, pick);
+    Py_ssize_t start = token.start + i, end = token.start + j;
+    PyObject *items[5] = {PyLong_FromSsize_t(start), PyLong_FromSsize_t(end), PyUnicode_Substring(text, start, end),
+                          Py_NewRef(replacement), Py_NewRef(job->kind)};
+    PyObject *edit = record(job->edit_type, items, 5);
+    if (!edit) goto done;
+    int failed = PyList_Append(edits, edit);
+    Py_DECREF(edit);
+    if (failed) goto done;
+    PyObject *before = PyUnicode_Substring(text, *cursor, start);
+    failed = !before || PyList_Append(pieces, before) || PyList_Append(pieces, replacement);
+    Py_XDECREF(before);
+    if (failed) goto done;
+    *cursor = end;
+    status = 1;
+done:
+    Py_DECREF(word);
+    Py_XDECREF(sites);
+    Py_XDECREF(fast);
+    Py_XDECREF(site);
+    Py_XDECREF(candidates);
+    return status;
+}
+
+/* One text's Noised record, or NULL with an exception set. */
+static PyObject *typo_text(TypoJob *job, PyObject *text, TwisterObject *rng, PyObject *spans) {
+    Py_ssize_t n = split_tokens(job, text), cursor = 0;
+    if (n < 0) return NULL;
+    PyObject *edits = PyList_New(0), *pieces = PyList_New(0), *noised = NULL;
+    if (!edits || !pieces) goto done;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        double u = next_double(rng);
+        if (u < 0) goto done;
+        if (u < job->rate && typo_token(job, text, rng, spans, job->tokens[k], edits, pieces, &cursor) < 0) goto done;
+    }
+    Py_ssize_t ndefaults = PyTuple_GET_SIZE(job->defaults);
+    PyObject *items[2 + 8] = {NULL};
+    if (ndefaults > 8) {
+        PyErr_SetString(PyExc_ValueError, "a Noised record has at most 8 defaulted fields here");
+        goto done;
+    }
+    if (PyList_GET_SIZE(edits)) {
+        PyObject *rest = PyUnicode_Substring(text, cursor, PyUnicode_GET_LENGTH(text));
+        if (!rest || PyList_Append(pieces, rest) < 0) {
+            Py_XDECREF(rest);
+            goto done;
+        }
+        Py_DECREF(rest);
+        items[0] = PyUnicode_Join(job->empty, pieces);
+        items[1] = PyList_AsTuple(edits);
+    } else {
+        items[0] = Py_NewRef(text);
+        items[1] = PyTuple_New(0);
+    }
+    for (Py_ssize_t d = 0; d < ndefaults; d++) items[2 + d] = Py_NewRef(PyTuple_GET_ITEM(job->defaults, d));
+    noised = record(job->noised_type, items, 2 + ndefaults);
+done:
+    Py_XDECREF(edits);
+    Py_XDECREF(pieces);
+    return noised;
+}
+
+static PyObject *typo_tokens(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 9) {
+        PyErr_Format(PyExc_TypeError, "typo_tokens() takes 9 arguments, got %zd", nargs);
+        return NULL;
+    }
+    TypoJob job = {.memo = args[4], .sites_of = args[5], .defaults = args[8]};
+    if (!PyDict_Check(job.memo) || !PyTuple_Check(job.defaults) || !PyType_Check(args[6]) || !PyType_Check(args[7]) ||
+        !PyType_IsSubtype((PyTypeObject *)args[6], &PyTuple_Type) ||
+        !PyType_IsSubtype((PyTypeObject *)args[7], &PyTuple_Type)) {
+        PyErr_SetString(PyExc_TypeError, "typo_tokens(texts, rngs, protected, rate, memo: dict, sites_of, Edit, Noised, "
+                                         "defaults: tuple): Edit and Noised are tuple types");
+        return NULL;
+    }
+    job.edit_type = (PyTypeObject *)args[6], job.noised_type = (PyTypeObject *)args[7];
+    job.rate = PyFloat_AsDouble(args[3]);
+    if (job.rate == -1.0 && PyErr_Occurred()) return NULL;
+    PyObject *texts = PySequence_Fast(args[0], "typo_tokens() takes a sequence of texts");
+    PyObject *rngs = texts ? PySequence_Fast(args[1], "typo_tokens() takes a sequence of generators") : NULL;
+    PyObject *protected = rngs && args[2] != Py_None ? PySequence_Fast(args[2], "protected is a sequence or None") : NULL;
+    PyObject *result = NULL;
+    if (!rngs || (args[2] != Py_None && !protected)) goto done;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(texts);
+    if (PySequence_Fast_GET_SIZE(rngs) != n || (protected && PySequence_Fast_GET_SIZE(protected) != n)) {
+        PyErr_SetString(PyExc_ValueError, "typo_tokens() takes one generator (and span list) per text");
+        goto done;
+    }
+    job.kind = PyUnicode_InternFromString("keyboard");
+    job.empty = PyUnicode_New(0, 0);
+    result = job.kind && job.empty ? PyList_New(n) : NULL;
+    for (Py_ssize_t index = 0; result && index < n; index++) {
+        PyObject *text = PySequence_Fast_GET_ITEM(texts, index), *rng = PySequence_Fast_GET_ITEM(rngs, index);
+        PyObject *spans = NULL, *noised = NULL;
+        if (!PyUnicode_Check(text) || !PyObject_TypeCheck(rng, &TwisterType)) {
+            PyErr_Format(PyExc_TypeError, "typo_tokens() takes texts (str) and Twister generators, got %.80s and %.80s",
+                         Py_TYPE(text)->tp_name, Py_TYPE(rng)->tp_name);
+        } else {
+            int some = protected ? PyObject_IsTrue(PySequence_Fast_GET_ITEM(protected, index)) : 0;
+            if (some > 0) {
+                spans = PySequence_Fast(PySequence_Fast_GET_ITEM(protected, index), "protected spans are a sequence");
+                if (spans) noised = typo_text(&job, text, (TwisterObject *)rng, spans);
+            } else if (some == 0) {
+                noised = typo_text(&job, text, (TwisterObject *)rng, NULL);
+            }
+        }
+        Py_XDECREF(spans);
+        if (!noised) {
+            Py_CLEAR(result);
+            break;
+        }
+        PyList_SET_ITEM(result, index, noised);
+    }
+done:
+    PyMem_Free(job.tokens);
+    Py_XDECREF(job.kind);
+    Py_XDECREF(job.empty);
+    Py_XDECREF(texts);
+    Py_XDECREF(rngs);
+    Py_XDECREF(protected);
+    return result;
+}
+
 /* The seed's 32-bit words, least significant first, leading zero words dropped (at least one word), as
  * CPython's random_seed reads abs(n). Returns the word count, or -1 with an exception set. */
 static Py_ssize_t key_words(PyObject *item, uint32_t *key) {
@@ -339,6 +587,9 @@ static PyMethodDef module_methods[] = {
     {"twisters", (PyCFunction)(void (*)(void))twisters, METH_FASTCALL,
      "twisters(keys: list[bytes], type=Twister) -> list: one generator (an instance of type) per big-endian seed, "
      "each drawing random.Random(int.from_bytes(key, 'big')).random()'s stream."},
+    {"typo_tokens", (PyCFunction)(void (*)(void))typo_tokens, METH_FASTCALL,
+     "typo_tokens(texts, rngs, protected, rate, memo, sites_of, Edit, Noised, defaults) -> list[Noised]: keyboard@2's "
+     "NoiseQA token loop (noisecraft.noise_models.keyboard.typo_each_token) on Twister generators."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -49,6 +49,12 @@ from noisecraft.params import file_digest, param
 from noisecraft.seeding import ExampleRng
 from noisecraft.text_units import SEGMENTED_LANGUAGES, non_space_pattern, segmentation_note
 
+try:  # typo_each_token's loop in C, for generators of the same extension (built where pip found a C compiler)
+    from noisecraft._twister import Twister as _Twister
+    from noisecraft._twister import typo_tokens as _typo_tokens
+except ImportError:
+    _Twister = _typo_tokens = None
+
 MODES = ("noiseqa", "coles")
 RATE_HELP = "per-word probability of a typo"
 
@@ -259,7 +265,10 @@ def typo_each_token(texts: Sequence[str], rngs: Sequence[ExampleRng], protected:
                     rate: float, runtime: TypingRuntime) -> list[Noised]:
     """keyboard@2's NoiseQA mode on whitespace tokens, for languages written with spaces: exactly
     :func:`~noisecraft.noise_models.per_word.noise_each_word` with ``unit="whitespace"`` and the typo inlined
-    (the same draws in the same order), but the hot path of the default noise model, so made cheap:
+    (the same draws in the same order), but the hot path of the default noise model, so made cheap. When every
+    generator is a ``noisecraft._twister`` one (:class:`~noisecraft.seeding.SeededRng`, what builds use where the
+    extension is built), the loop below runs in C (``typo_tokens`` in ``builders/_twister.c``, which draws from the
+    generators' state directly); tests/test_keyboard.py checks that both give the same records. In Python:
 
     * tokens come from ``str.split`` (the same tokens as the ``\\S+`` pattern: both split on ``str.isspace``);
     * ``next_below`` (C with the ``noisecraft._twister`` extension) draws the per-token numbers and jumps to the
@@ -267,6 +276,9 @@ def typo_each_token(texts: Sequence[str], rngs: Sequence[ExampleRng], protected:
     * a token's offset is worked out only when it gets a typo (all offsets where spans are protected): from the
       token lengths in a text whose tokens are single-spaced, from the pattern in any other;
     * records are made with ``tuple.__new__`` (a named tuple's own constructor is a Python function)."""
+    if _typo_tokens is not None and all(issubclass(kind, _Twister) for kind in set(map(type, rngs))):
+        return _typo_tokens(texts, rngs, protected, rate, runtime.sites, runtime.sites_of, Edit, Noised,
+                            _NOISED_DEFAULTS)
     memo = runtime.sites
     sites_of = runtime.sites_of
     new = tuple.__new__
