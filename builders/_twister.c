@@ -19,6 +19,11 @@
  *   FIRST_WORDS: the same stream. Seeds of another length take that full path from the start.
  * tests/test_seeding.py compares the streams with random.Random's, before and past the buffered words and past
  * the first twist.
+ *
+ * typo_tokens() is keyboard@2's NoiseQA token loop (keyboard.py's typo_each_token) on these generators: with the
+ * draws in C, the Python loop around them was three quarters of that model's time. It is here, not in a module of
+ * its own, because it draws from the generators' state directly. tests/test_keyboard.py checks it against the
+ * Python loop, which stays the reference and the path for any other generator.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
