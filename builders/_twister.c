@@ -4,8 +4,7 @@
  * 128-bit seed int.from_bytes(digest, "big")) and returns one generator per seed, an instance of ``type`` (Twister
  * or a subclass of it), whose random() is, draw for draw, the random() of random.Random(int.from_bytes(key, "big")):
  * CPython's init_by_array seeding (the seed's 32-bit words, least significant first, leading zero words dropped),
- * its twist, tempering and 53-bit doubles. next_below(p, limit) draws until a number falls below p, choice(items)
- * picks an item as seeding.py's does.
+ * its twist, tempering and 53-bit doubles; choice(items) picks an item as seeding.py's does.
  *
  * Why: seeding random.Random runs three dependent chains of 624 multiply steps (init_genrand(19650218), which is
  * the same for every seed, then init_by_array's two passes), then twists all 624 words on the first draw; for
@@ -186,27 +185,6 @@ static PyObject *Twister_random(TwisterObject *self, PyObject *Py_UNUSED(ignored
     return u < 0 ? NULL : PyFloat_FromDouble(u);
 }
 
-static PyObject *Twister_next_below(TwisterObject *self, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 2) {
-        PyErr_Format(PyExc_TypeError, "next_below() takes 2 arguments (p, limit), got %zd", nargs);
-        return NULL;
-    }
-    double p = PyFloat_AsDouble(args[0]);
-    if (p == -1.0 && PyErr_Occurred()) return NULL;
-    Py_ssize_t limit = PyLong_AsSsize_t(args[1]);
-    if (limit == -1 && PyErr_Occurred()) return NULL;
-    if (limit < 0) {
-        PyErr_Format(PyExc_ValueError, "next_below() limit must be >= 0, got %zd", limit);
-        return NULL;
-    }
-    for (Py_ssize_t k = 0; k < limit; k++) {
-        double u = next_double(self);
-        if (u < 0) return NULL;
-        if (u < p) return PyLong_FromSsize_t(k);
-    }
-    return PyLong_FromSsize_t(limit);
-}
-
 /* _Draws.choice in C: items[int(random() * len(items))], the same draw and index. */
 static PyObject *Twister_choice(TwisterObject *self, PyObject *items) {
     Py_ssize_t n = PyObject_Length(items);
@@ -230,9 +208,6 @@ static void Twister_dealloc(TwisterObject *self) {
 
 static PyMethodDef Twister_methods[] = {
     {"random", (PyCFunction)Twister_random, METH_NOARGS, "x in the interval [0, 1): random.Random's next random()."},
-    {"next_below", (PyCFunction)(void (*)(void))Twister_next_below, METH_FASTCALL,
-     "next_below(p, limit) -> int: draws random() up to limit times and returns the index (from 0) of the first "
-     "draw below p, stopping there, or limit when none was."},
     {"choice", (PyCFunction)Twister_choice, METH_O,
      "choice(items) -> a uniform element of a non-empty sequence: items[int(random() * len(items))]."},
     {NULL, NULL, 0, NULL},

@@ -58,21 +58,11 @@ def derive_seed(seed: int, noise_id: str, digest: str, example_id: str, field: s
 
 
 class _Draws:
-    """What an example's stream offers on top of ``random()``: integers, choices, shuffles and skips, all derived
+    """What an example's stream offers on top of ``random()``: integers, choices and shuffles, all derived
     from ``random()`` alone (see the module's docstring). Shared by :class:`ExampleRng` and :class:`SeededRng`."""
 
     __slots__ = ()
     random: Callable[[], float]
-
-    def next_below(self, p: float, limit: int) -> int:
-        """Draws ``random()`` up to ``limit`` times and returns the index (from 0) of the first draw below ``p``,
-        stopping there, or ``limit`` when none was: the draws of ``for k in range(limit): if random() < p``, so a
-        per-word loop can jump to the next chosen word. :class:`SeededRng` does it in C."""
-        random = self.random
-        for k in range(limit):
-            if random() < p:
-                return k
-        return limit
 
     def below(self, n: int) -> int:
         """Uniform integer in ``[0, n)``; ``n`` must be positive."""
@@ -121,7 +111,7 @@ class ExampleRng(_Draws):
 if _Twister is not None:
 
     class SeededRng(_Twister, _Draws):
-        """An example's stream seeded by ``noisecraft._twister`` (``random``, ``next_below`` and ``choice`` in C): the same
+        """An example's stream seeded by ``noisecraft._twister`` (``random`` and ``choice`` in C): the same
         stream and methods as the :class:`ExampleRng` of its seed. Made only by :func:`example_rngs`."""
 
         __slots__ = ()

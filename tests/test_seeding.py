@@ -100,28 +100,24 @@ def test_batch_seeding_with_and_without_the_extension_is_the_same(monkeypatch):
 
 
 def _mixed_draws(rng, plan):
-    """Draws from ``rng`` by ``plan``: ('r',) random, ('n', p, limit) next_below, ('c', items) choice."""
+    """Draws from ``rng`` by ``plan``: ('r', count) that many random(), ('c', items) one choice."""
     out = []
     for step in plan:
         if step[0] == "r":
-            out.append(rng.random())
-        elif step[0] == "n":
-            out.append(rng.next_below(step[1], step[2]))
+            out += [rng.random() for _ in range(step[1])]
         else:
             out.append(rng.choice(step[1]))
     return out
 
 
-PLANS = st.lists(st.one_of(st.tuples(st.just("r")),
-                           st.tuples(st.just("n"), st.sampled_from([0.0, 0.05, 0.25, 0.9, 1.0]),
-                                     st.integers(min_value=0, max_value=120)),
+PLANS = st.lists(st.one_of(st.tuples(st.just("r"), st.integers(min_value=0, max_value=60)),
                            st.tuples(st.just("c"), st.sampled_from([(1, 2, 3), ["a", "b"], "xyz", range(7), ("z",)]))),
                  max_size=40)
 
 
 @given(st.integers(min_value=0, max_value=2**64), st.lists(st.text(max_size=8), min_size=1, max_size=9), PLANS)
-def test_extension_next_below_and_choice_are_the_python_ones(seed, example_ids, plan):
-    # SeededRng does next_below and choice in C, and serves the first 48 draws from a buffer before seeding a full
+def test_extension_choice_and_buffered_draws_are_the_python_ones(seed, example_ids, plan):
+    # SeededRng does choice in C, and serves the first 48 draws from a buffer before seeding a full
     # state again: every mix of calls must draw exactly what the pure-Python ExampleRng of the same seed draws.
     import pytest
 
@@ -137,21 +133,11 @@ def test_extension_next_below_and_choice_are_the_python_ones(seed, example_ids, 
         assert [rng.random() for _ in range(60)] == [plain.random() for _ in range(60)]
 
 
-def test_next_below_counts_like_the_loop_it_replaces():
-    rng, reference = ExampleRng(3), ExampleRng(3)
-    assert rng.next_below(0.5, 0) == 0 and rng.next_below(0.0, 5) == 5 and rng.next_below(1.0, 5) == 0
-    for _ in range(6):  # no draw, 5 draws (none is below 0.0), then 1 draw (the first is below 1.0)
-        reference.random()
-    assert rng.random() == reference.random()
-
-
 def test_extension_generators_refuse_bad_arguments():
     import pytest
 
     twister = pytest.importorskip("noisecraft._twister")
     made = twister.twisters([b"\x01\x02\x03\x04" * 4])[0]
-    with pytest.raises(ValueError, match="limit must be >= 0"):
-        made.next_below(0.5, -1)
     with pytest.raises(TypeError):
         made.choice(5)
     with pytest.raises(IndexError):

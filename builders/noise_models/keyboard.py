@@ -267,12 +267,10 @@ def typo_each_token(texts: Sequence[str], rngs: Sequence[ExampleRng], protected:
     :func:`~noisecraft.noise_models.per_word.noise_each_word` with ``unit="whitespace"`` and the typo inlined
     (the same draws in the same order), but the hot path of the default noise model, so made cheap. When every
     generator is a ``noisecraft._twister`` one (:class:`~noisecraft.seeding.SeededRng`, what builds use where the
-    extension is built), the loop below runs in C (``typo_tokens`` in ``builders/_twister.c``, which draws from the
+    extension is built), the loop runs in C (``typo_tokens`` in ``builders/_twister.c``, which draws from the
     generators' state directly); tests/test_keyboard.py checks that both give the same records. In Python:
 
     * tokens come from ``str.split`` (the same tokens as the ``\\S+`` pattern: both split on ``str.isspace``);
-    * ``next_below`` (C with the ``noisecraft._twister`` extension) draws the per-token numbers and jumps to the
-      next token drawn below ``rate``, so Python code runs only for the ~``rate`` share of tokens chosen;
     * a token's offset is worked out only when it gets a typo (all offsets where spans are protected): from the
       token lengths in a text whose tokens are single-spaced, from the pattern in any other;
     * records are made with ``tuple.__new__`` (a named tuple's own constructor is a Python function)."""
@@ -284,44 +282,42 @@ def typo_each_token(texts: Sequence[str], rngs: Sequence[ExampleRng], protected:
     new = tuple.__new__
     defaults = _NOISED_DEFAULTS
     results: list[Noised] = []
-    append = results.append
     for index, text in enumerate(texts):
         tokens = text.split()
-        n = len(tokens)
-        rng = rngs[index]
-        next_below = rng.next_below
-        k = next_below(rate, n)
+        random = rngs[index].random if tokens else None
         spans = protected[index] if protected else ()
-        starts = _token_starts(text, tokens) if spans and k < n else None
+        starts = _token_starts(text, tokens) if spans else None
         spaced: bool | None = None  # whether the tokens are single-spaced, once a typo needs an offset
         edits: list[Edit] = []
         pieces: list[str] = []
         cursor = 0
-        while k < n:
-            token = tokens[k]
+        for k, token in enumerate(tokens):
+            if random() >= rate:
+                continue
             sites = memo.get(token)
             if sites is None:
                 sites = sites_of(token)
-            if sites:
-                if starts is not None:
-                    start = starts[k]
-                elif spaced is None and not (spaced := len(text) == sum(map(len, tokens)) + n - 1):
-                    starts = _token_starts(text, tokens)
-                    start = starts[k]
-                else:
-                    start = sum(map(len, tokens[:k])) + k
-                if not (spans and any(start < e and s < start + len(token) for s, e in spans)):
-                    i, j, candidates = rng.choice(sites)
-                    replacement = rng.choice(candidates)
-                    edits.append(new(Edit, (start + i, start + j, token[i:j], replacement, "keyboard")))
-                    pieces += (text[cursor : start + i], replacement)
-                    cursor = start + j
-            k += 1 + next_below(rate, n - k - 1)
+            if not sites:
+                continue
+            if starts is not None:
+                start = starts[k]
+            elif spaced is None and not (spaced := len(text) == sum(map(len, tokens)) + len(tokens) - 1):
+                starts = _token_starts(text, tokens)
+                start = starts[k]
+            else:
+                start = sum(map(len, tokens[:k])) + k
+            if spans and any(start < e and s < start + len(token) for s, e in spans):
+                continue
+            i, j, candidates = sites[int(random() * len(sites))]
+            replacement = candidates[int(random() * len(candidates))]
+            edits.append(new(Edit, (start + i, start + j, token[i:j], replacement, "keyboard")))
+            pieces += (text[cursor : start + i], replacement)
+            cursor = start + j
         if edits:
             pieces.append(text[cursor:])
-            append(new(Noised, ("".join(pieces), tuple(edits), *defaults)))
+            results.append(new(Noised, ("".join(pieces), tuple(edits), *defaults)))
         else:
-            append(new(Noised, (text, (), *defaults)))
+            results.append(new(Noised, (text, (), *defaults)))
     return results
 
 
