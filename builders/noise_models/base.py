@@ -284,7 +284,7 @@ class NoiseModel:
             raise ConfigError(f"{len(keys)} ids for {len(texts)} texts")
         seed = check_seed(seed)
         if all_plain_texts(texts):  # the common case, checked in C; otherwise row by row, to name a bad one
-            return run_steps(self, texts, seed, keys, field, protected, labels)
+            return run_steps(self, list(texts), seed, keys, field, protected, labels)
         pairs = [t if isinstance(t, PairText) else None for t in texts]
         plain = [t.text if isinstance(t, PairText) else t for t in texts]
         for key, text in zip(keys, plain):
