@@ -32,6 +32,7 @@ SUPPORTED_LANGUAGES = SEGMENTED_LANGUAGES | SPACE_LANGUAGES
 
 _SENTENCE_END = re.compile(r"[.!?।॥؟]+[\"'”’»)\]]*\s+|[。！？]+[”’」』）]*")
 _LAST_WORD = re.compile(r"(\S+)\.[\"'”’»)\]]*$")
+_ASCII_DIGITS = frozenset("0123456789")
 _REFERENCES = re.compile(r"<ref[^>/]*/>|<ref[^>]*>.*?</ref\s*>", re.IGNORECASE | re.DOTALL)
 
 
@@ -126,5 +127,27 @@ def _moses_class() -> type:
 
         def isanyalpha(self, text: str) -> bool:
             return not self._alpha.isdisjoint(text)
+
+        def handles_nonbreaking_prefixes(self, text: str) -> str:
+            """sacremoses' method with its two per-token ``re.search`` calls answered by string tests.
+
+            The tokens come from ``str.split()``, so they are non-empty and hold no whitespace: ``^(\\S+)\\.$``
+            matches exactly the tokens of two or more characters that end in a full stop (its group is the token
+            without that stop), and ``^[0-9]+`` exactly the tokens whose first character is an ASCII digit.
+            """
+            tokens = text.split()
+            last = len(tokens) - 1
+            for i, token in enumerate(tokens):
+                if token[-1] != "." or len(token) < 2:
+                    continue
+                prefix = token[:-1]
+                if ("." in prefix and self.isanyalpha(prefix)) or (
+                        prefix in self.NONBREAKING_PREFIXES and prefix not in self.NUMERIC_ONLY_PREFIXES) or (
+                        i != last and tokens[i + 1][0] in self._lower):
+                    continue
+                if prefix in self.NUMERIC_ONLY_PREFIXES and i < last and tokens[i + 1][0] in _ASCII_DIGITS:
+                    continue
+                tokens[i] = prefix + " ."
+            return " ".join(tokens)
 
     return MosesTokenizer
