@@ -15,8 +15,9 @@
  * word) on what is left once the common prefix and suffix are stripped.
  *
  * The 13a tokenization of a hypothesis follows stats.py: a whitespace-separated chunk holding none of the
- * characters some 13a rule acts on is its own token; any other chunk is looked up in memo (a dict the Python
- * tokenizer shares) or tokenized by tokenize_chunk(chunk). With acted None, line is already tokenized.
+ * characters some 13a rule acts on is its own token; a chunk that only the first rule and a final '.' or ',' act on
+ * (most punctuated words) is cut here; any other is looked up in memo (a dict the Python tokenizer shares) or
+ * tokenized by tokenize_chunk(chunk). With acted None, line is already tokenized.
  * tests/test_stats.py checks this path against the pure-Python one and against jiwer and sacrebleu.
  *
  * count_runs(text, flags) counts a text's words as the per-word noise models see them (runs of word characters and
@@ -368,13 +369,46 @@ static Py_ssize_t word_distance(const uint32_t *a, Py_ssize_t m, const uint32_t 
     return distance;
 }
 
-/* 13a chunks of a hypothesis line: a chunk without a character some rule acts on is a token, others are tokenized
- * through the memo (or tokenize_chunk) and their tokens looked up, at once (tokenize_chunk may clear the memo). */
+/* 13a chunks of a hypothesis line: a chunk without a character some rule acts on is a token, a simple one is cut
+ * here (look_up_simple_chunk), others are tokenized through the memo (or tokenize_chunk) and their tokens looked up,
+ * at once (tokenize_chunk may clear the memo). */
 typedef struct {
     Numbering numbering;
     PyObject *line, *memo, *tokenize_chunk;
-    const char *acted; /* 128 flags, one per ASCII character */
+    const char *acted; /* one per ASCII character: 0, or PADDED (13a's first rule), or another rule acts on it */
 } Chunking;
+
+#define PADDED 1
+
+/* The tokens of a chunk that only 13a's first rule and a final '.' or ',' act on, looked up: 1 when it is one, 0 when
+ * it is not (then it goes to the memo), -1 on an error. Such a chunk holds no entity ('&'), no "<skipped>" ('<'),
+ * no '.' or ',' but one at its end, no '-' after an ASCII digit. The first rule puts spaces around each character of
+ * its class (PADDED in acted), so each is a token and cuts the rest; a final '.' or ',' is cut off by the second
+ * rule (after a non-digit) or the third (before the line's closing space); the fourth needs a digit before '-'. */
+static int look_up_simple_chunk(Chunking *c, int kind, const void *data, Py_ssize_t start, Py_ssize_t len) {
+    Py_UCS4 last = PyUnicode_READ(kind, data, start + len - 1);
+    Py_ssize_t end = len - (last == '.' || last == ',');
+    for (Py_ssize_t i = 0; i < end; i++) {
+        Py_UCS4 ch = PyUnicode_READ(kind, data, start + i);
+        if (ch == '&' || ch == '<' || ch == '.' || ch == ',') return 0;
+        if (ch == '-' && i) {
+            Py_UCS4 before = PyUnicode_READ(kind, data, start + i - 1);
+            if (before >= '0' && before <= '9') return 0;
+        }
+    }
+    Py_ssize_t token = 0;
+    for (Py_ssize_t i = 0; i < end; i++) {
+        Py_UCS4 ch = PyUnicode_READ(kind, data, start + i);
+        if (ch < 128 && c->acted[ch] == PADDED) {
+            if (i > token && look_up_run(&c->numbering, kind, data, start + token, i - token) < 0) return -1;
+            if (look_up_run(&c->numbering, kind, data, start + i, 1) < 0) return -1;
+            token = i + 1;
+        }
+    }
+    if (end > token && look_up_run(&c->numbering, kind, data, start + token, end - token) < 0) return -1;
+    if (end < len && look_up_run(&c->numbering, kind, data, start + end, 1) < 0) return -1;
+    return 1;
+}
 
 static int look_up_chunk(void *state, int kind, const void *data, Py_ssize_t start, Py_ssize_t len) {
     Chunking *c = state;
@@ -384,6 +418,8 @@ static int look_up_chunk(void *state, int kind, const void *data, Py_ssize_t sta
         if (ch < 128 && c->acted[ch]) break;
     }
     if (i == len) return look_up_run(&c->numbering, kind, data, start, len);
+    int simple = look_up_simple_chunk(c, kind, data, start, len);
+    if (simple) return simple < 0 ? -1 : 0;
     PyObject *chunk = PyUnicode_Substring(c->line, start, start + len);
     if (!chunk) return -1;
     PyObject *tokenized = PyDict_GetItemWithError(c->memo, chunk);
@@ -468,8 +504,9 @@ static PyMethodDef Reference_methods[] = {
     {"counts", (PyCFunction)(void (*)(void))Reference_counts, METH_FASTCALL,
      "counts(hyp, line, acted, memo, tokenize_chunk) -> (word distance or -1, hypothesis tokens, matches of orders "
      "1..4): hyp's jiwer words against the reference's (-1: too large for the bit table, use rapidfuzz), and the 13a "
-     "tokens of line (acted None: line is tokenized; else 128 flags of the ASCII characters some 13a rule acts on, "
-     "the chunk memo and the chunk tokenizer) as sacrebleu's clipped n-gram matches."},
+     "tokens of line (acted None: line is tokenized; else 128 bytes, one per ASCII character: 0, 1 where 13a's first "
+     "rule pads it, 2 where another rule acts on it; the chunk memo and the chunk tokenizer) as sacrebleu's clipped "
+     "n-gram matches."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -8,6 +8,10 @@ They are not computed by calling jiwer/sacrebleu on every row at the end of a bu
 whole corpus in memory and dominated a build's CPU. :class:`FieldScores` keeps only the sufficient
 statistics (summed edit distances and lengths, BLEU n-gram match counts), so shards can be scored in
 worker processes and merged; its figures are identical to ``jiwer.cer``/``jiwer.wer``/``corpus_bleu``.
+
+A row's word distance and BLEU n-gram matches are counted by the optional C extension ``noisecraft._counting``
+(builders/_counting.c) where pip built it, against a memoised reference; without it, by :func:`_python_counts`,
+the reference implementation, to the same integers (tests/test_stats.py runs both).
 """
 
 from __future__ import annotations
@@ -126,8 +130,10 @@ class _Fast13a(NamedTuple):
     whole: Callable[[str], str]
 
 
-#: One flag per ASCII character, set where some 13a rule acts on it (:data:`_13A_ACTED_ON`), for ``noisecraft._counting``.
-_13A_ACTED_FLAGS = bytes(bool(_13A_ACTED_ON.match(chr(code))) for code in range(128))
+#: For ``noisecraft._counting``, one byte per ASCII character: 1 where 13a's first rule puts spaces around it, 2 where
+#: only another rule acts on it (``.``, ``,``, ``-``), 0 where none does (:data:`_13A_ACTED_ON`).
+_13A_ACTED_FLAGS = bytes(1 if re.fullmatch(_13A_RULES[0][0], ch) else 2 if _13A_ACTED_ON.match(ch) else 0
+                         for ch in map(chr, range(128)))
 
 
 @cache
@@ -285,8 +291,7 @@ class FieldScores:
     - BLEU (sacrebleu 2 ``corpus_bleu`` defaults): per sentence, 13a-tokenised n-gram matches
       (clipped by the reference counts) and totals for n = 1..4, and hypothesis/reference lengths;
       the summed counts go through ``sacrebleu.metrics.BLEU.compute_bleu`` with ``exp`` smoothing.
-      The n-grams are made by C iterators, compared as sets where neither side repeats one, and a
-      reference's n-grams are memoised (:func:`bleu_matches`).
+      A row is counted by :func:`_compiled_counts` (C) or :func:`_python_counts` (see the module's docstring).
     """
 
     sentences: int = 0

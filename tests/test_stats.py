@@ -28,6 +28,8 @@ def counting(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) ->
     return request.param
 
 
+_compiled = pytest.mark.skipif(stats._CompiledReference is None, reason="noisecraft._counting is not built")
+
 #: For @given tests that take the ``counting`` fixture: its patch holds for every generated example.
 _both_paths = settings(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
@@ -217,6 +219,24 @@ def test_the_fast_13a_tokenizer_is_sacrebleus(line):
         assert tokenize(text) == Tokenizer13a()(text)
 
 
+@_compiled
+@settings(max_examples=1500, deadline=None)
+@given(st.text(alphabet=st.sampled_from(_13A_ALPHABET) | st.characters(), max_size=40))
+def test_the_compiled_13a_chunks_are_sacrebleus(line):
+    """The C counting cuts chunks that only 13a's first rule and a final "." or "," act on itself: a reference made
+    of sacrebleu's tokens of the line matches all the line's n-grams, as many tokens."""
+    from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
+
+    from noisecraft._counting import Reference
+
+    for text in (line, f"{line}. {line}, ({line}) {line}-{line}"):
+        text = text.replace("\n", " ")  # lines holding a newline are tokenized whole, in Python
+        expected = Tokenizer13a()(text)
+        tokens = len(expected.split())
+        counts = Reference(expected, expected).counts(text, text, stats._13A_ACTED_FLAGS, {}, stats._fast_13a().whole)
+        assert counts[1:] == (tokens, *(max(tokens - n, 0) for n in range(4)))
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from(["a", "b", "c", "the", "."]), max_size=12),
        st.lists(st.sampled_from(["a", "b", "c", "the", ".", "x"]), max_size=12))
@@ -235,11 +255,10 @@ def test_bleu_matches_are_sacrebleus_clipped_ngram_counts(ref, hyp):
 
 # ---- noisecraft._counting (C) against the pure-Python reference implementation ----
 
-_compiled = pytest.mark.skipif(stats._CompiledReference is None, reason="noisecraft._counting is not built")
-
 #: Words 13a splits (punctuation, entities, <skipped>, digits with , and -), words it leaves whole, non-ASCII.
 _WORDS = ["a", "b", "the", "the.", "(x)", "end,", "Köln", "中文", "ไทย", "2,5", "1-2", "a-b", "&amp;", "&quot;x",
-          "<skipped>", "é", "🙂", "it's", "x\ty"]
+          "<skipped>", "é", "🙂", "it's", "x\ty", "(a).", "1.", "9,", "-a", "a-", "x-1", '"q",', "a<b", "U.S.", ",", ".",
+          "$5", "(-", "'s"]
 #: Gaps between words: jiwer splits on one space or 2+ whitespace characters, 13a on any; "-\n" joins for 13a.
 _GAPS = [" ", " ", " ", "  ", "\t", "\n", " \t ", "\u00a0", "\u3000", "\x1f", "-\n", "\r\n"]
 
@@ -314,7 +333,7 @@ def test_a_word_table_too_large_for_c_falls_back_to_rapidfuzz() -> None:
 def test_the_chunk_memo_may_be_cleared_while_a_row_is_counted() -> None:
     from noisecraft._counting import Reference
 
-    ref = "Hello, world. (It is) a test, isn't it?"
+    ref = "Hello, U.S. world. 1,000 (It is) a test &amp; 5-3, isn't it?"  # U.S., 1,000, &amp;, 5-3,: by the memo
     tokenize = stats._bleu_tokenizer()
     memo: dict[str, str] = {}
 
@@ -324,10 +343,10 @@ def test_the_chunk_memo_may_be_cleared_while_a_row_is_counted() -> None:
         return tokenized
 
     reference = Reference(ref, tokenize(ref))
-    hyp = "Hello, wrold. (It is) a tset, isn't it?"
+    hyp = "Hello, U.S. wrold. 1,000 (It is) a tset &amp; 5-3, isn't it?"
     assert reference.counts(hyp, hyp, stats._13A_ACTED_FLAGS, memo, chunk) == \
         reference.counts(hyp, tokenize(hyp), None, None, None)
-    assert list(memo) == ["it?"]
+    assert list(memo) == ["5-3,"]
     with pytest.raises(TypeError, match="tokenize_chunk returned int"):
         reference.counts(hyp, hyp, stats._13A_ACTED_FLAGS, {}, len)
     with pytest.raises(TypeError, match="128 bytes"):
