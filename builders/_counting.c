@@ -94,7 +94,10 @@ static uint32_t vocabulary_add(Vocabulary *v, Py_ssize_t start, Py_ssize_t len) 
     if (v->count == v->capacity) {
         uint32_t capacity = v->capacity ? 2 * v->capacity : 16;
         Entry *entries = PyMem_Realloc(v->entries, capacity * sizeof(Entry));
-        if (!entries) return 0;
+        if (!entries) {
+            PyErr_NoMemory();
+            return 0;
+        }
         v->entries = entries;
         v->capacity = capacity;
     }
@@ -113,7 +116,11 @@ static int vocabulary_init(Vocabulary *v, PyObject *str, Py_ssize_t most) {
     v->count = v->capacity = 0;
     v->slots = PyMem_Calloc(size, sizeof(uint32_t));
     v->mask = size - 1;
-    return v->slots ? 0 : -1;
+    if (!v->slots) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    return 0;
 }
 
 static void vocabulary_free(Vocabulary *v) {
@@ -132,7 +139,10 @@ static int ids_push(Ids *a, uint32_t id) {
     if (a->len == a->capacity) {
         Py_ssize_t capacity = a->capacity ? 2 * a->capacity : 64;
         uint32_t *ids = PyMem_Realloc(a->ids, (size_t)capacity * sizeof(uint32_t));
-        if (!ids) return -1;
+        if (!ids) {
+            PyErr_NoMemory();
+            return -1;
+        }
         a->ids = ids;
         a->capacity = capacity;
     }
