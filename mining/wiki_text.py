@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from functools import cache
+from importlib.metadata import version
 
 from noisecraft import text_units
 from noisecraft.errors import ConfigError
@@ -33,6 +34,8 @@ SUPPORTED_LANGUAGES = SEGMENTED_LANGUAGES | SPACE_LANGUAGES
 _SENTENCE_END = re.compile(r"[.!?।॥؟]+[\"'”’»)\]]*\s+|[。！？]+[”’」』）]*")
 _LAST_WORD = re.compile(r"(\S+)\.[\"'”’»)\]]*$")
 _ASCII_DIGITS = frozenset("0123456789")
+#: sacremoses releases whose MosesTokenizer internals the faster subclass (:func:`_moses_class`) was compared with.
+CHECKED_SACREMOSES = frozenset({"0.2.0"})
 _REFERENCES = re.compile(r"<ref[^>/]*/>|<ref[^>]*>.*?</ref\s*>", re.IGNORECASE | re.DOTALL)
 
 
@@ -112,8 +115,14 @@ def _moses_class() -> type:
     For every token that ends in a full stop, sacremoses scans its non-breaking prefix lists and builds
     ``set(self.IsLower)`` / ``set(self.IsAlpha)`` (thousands of characters) anew; those lists and strings are only
     ever tested for membership once the tokenizer is built.
+
+    The methods replaced here are sacremoses internals, so they are used only with the sacremoses releases whose
+    code they were compared with (:data:`CHECKED_SACREMOSES`; tests/test_mining_wikiedits.py compares the tokens);
+    with any other release the tokenizer is sacremoses' own: slower, never different.
     """
     base = require("sacremoses", "mining").MosesTokenizer
+    if version("sacremoses") not in CHECKED_SACREMOSES:  # internals not compared with ours: the tokenizer as shipped
+        return base  # type: ignore[no-any-return]
 
     class MosesTokenizer(base):  # type: ignore[misc, valid-type]
         def __init__(self, *args: object, **kwargs: object) -> None:

@@ -578,6 +578,24 @@ def test_the_moses_tokenizer_with_set_lookups_gives_sacremoses_tokens(lang, word
     assert ours.tokens(sentence) == shipped.tokenize(sentence, escape=False)
 
 
+def test_the_faster_moses_subclass_runs_only_on_a_checked_sacremoses_release(monkeypatch):
+    from importlib.metadata import version
+
+    import sacremoses
+
+    from noisecraft.mining import wiki_text
+
+    # the comparison above tests the subclass only if the installed release is one it was checked with
+    assert version("sacremoses") in wiki_text.CHECKED_SACREMOSES
+    assert wiki_text._moses_class() is not sacremoses.MosesTokenizer
+    monkeypatch.setattr(wiki_text, "version", lambda name: "99.0")
+    wiki_text._moses_class.cache_clear()
+    try:
+        assert wiki_text._moses_class() is sacremoses.MosesTokenizer  # an unchecked release: as shipped
+    finally:
+        wiki_text._moses_class.cache_clear()
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from("abcde"), max_size=30), st.lists(st.sampled_from("abcde"), max_size=30))
 def test_the_compiled_sequence_matcher_gives_difflibs_opcodes(a, b):
