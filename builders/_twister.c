@@ -283,19 +283,20 @@ static Py_ssize_t split_tokens(TypoJob *job, PyObject *text) {
     return n;
 }
 
-/* Whether [start, end) overlaps one of the protected spans (a sequence of (start, end) pairs); -1 on error. */
+/* Whether [start, end) overlaps one of the protected spans (a tuple of (start, end) pairs); -1 on error. */
 static int touches(PyObject *spans, Py_ssize_t start, Py_ssize_t end) {
-    Py_ssize_t count = PySequence_Fast_GET_SIZE(spans);
+    Py_ssize_t count = PyTuple_GET_SIZE(spans);
     for (Py_ssize_t i = 0; i < count; i++) {
-        PyObject *pair = PySequence_Fast(PySequence_Fast_GET_ITEM(spans, i), "a protected span is a (start, end) pair");
+        /* a tuple: converting a bound may run Python code (__index__) that must not resize what is read */
+        PyObject *pair = PySequence_Tuple(PyTuple_GET_ITEM(spans, i));
         if (!pair) return -1;
-        if (PySequence_Fast_GET_SIZE(pair) != 2) {
+        if (PyTuple_GET_SIZE(pair) != 2) {
             Py_DECREF(pair);
             PyErr_SetString(PyExc_ValueError, "a protected span is a (start, end) pair");
             return -1;
         }
-        Py_ssize_t s = PyLong_AsSsize_t(PySequence_Fast_GET_ITEM(pair, 0));
-        Py_ssize_t e = s == -1 && PyErr_Occurred() ? -1 : PyLong_AsSsize_t(PySequence_Fast_GET_ITEM(pair, 1));
+        Py_ssize_t s = PyLong_AsSsize_t(PyTuple_GET_ITEM(pair, 0));
+        Py_ssize_t e = s == -1 && PyErr_Occurred() ? -1 : PyLong_AsSsize_t(PyTuple_GET_ITEM(pair, 1));
         Py_DECREF(pair);
         if (e == -1 && PyErr_Occurred()) return -1;
         if (start < e && s < end) return 1;
@@ -317,9 +318,10 @@ static int typo_token(TypoJob *job, PyObject *text, TwisterObject *rng, PyObject
     } else if (!PyErr_Occurred()) {
         sites = PyObject_CallOneArg(job->sites_of, word);
     }
-    PyObject *fast = sites ? PySequence_Fast(sites, "typo sites are a sequence") : NULL;
+    /* tuples (the memo's are; a list is copied): touches() and __index__ may run Python code that changes a list */
+    PyObject *fast = sites ? PySequence_Tuple(sites) : NULL;
     if (!fast) goto done;
-    Py_ssize_t nsites = PySequence_Fast_GET_SIZE(fast);
+    Py_ssize_t nsites = PyTuple_GET_SIZE(fast);
     int blocked = nsites && spans ? touches(spans, token.start, token.end) : 0;
     if (blocked < 0) goto done;
     if (!nsites || blocked) {
@@ -328,17 +330,16 @@ static int typo_token(TypoJob *job, PyObject *text, TwisterObject *rng, PyObject
     }
     double u = next_double(rng);
     if (u < 0) goto done;
-    site = PySequence_Fast(PySequence_Fast_GET_ITEM(fast, (Py_ssize_t)(u * (double)nsites)),
-                           "a typo site is (start, end, candidates)");
+    site = PySequence_Tuple(PyTuple_GET_ITEM(fast, (Py_ssize_t)(u * (double)nsites)));
     if (!site) goto done;
-    if (PySequence_Fast_GET_SIZE(site) != 3) {
+    if (PyTuple_GET_SIZE(site) != 3) {
         PyErr_SetString(PyExc_ValueError, "a typo site is (start, end, candidates)");
         goto done;
     }
-    Py_ssize_t i = PyLong_AsSsize_t(PySequence_Fast_GET_ITEM(site, 0));
-    Py_ssize_t j = i == -1 && PyErr_Occurred() ? -1 : PyLong_AsSsize_t(PySequence_Fast_GET_ITEM(site, 1));
+    Py_ssize_t i = PyLong_AsSsize_t(PyTuple_GET_ITEM(site, 0));
+    Py_ssize_t j = i == -1 && PyErr_Occurred() ? -1 : PyLong_AsSsize_t(PyTuple_GET_ITEM(site, 1));
     if (j == -1 && PyErr_Occurred()) goto done;
-    candidates = PySequence_Fast(PySequence_Fast_GET_ITEM(site, 2), "typo candidates are a sequence");
+    candidates = PySequence_Fast(PyTuple_GET_ITEM(site, 2), "typo candidates are a sequence");
     if (!candidates) goto done;
     Py_ssize_t ncandidates = PySequence_Fast_GET_SIZE(candidates);
     u = next_double(rng);
@@ -426,13 +427,15 @@ static PyObject *typo_tokens(PyObject *Py_UNUSED(module), PyObject *const *args,
     job.edit_type = (PyTypeObject *)args[6], job.noised_type = (PyTypeObject *)args[7];
     job.rate = PyFloat_AsDouble(args[3]);
     if (job.rate == -1.0 && PyErr_Occurred()) return NULL;
-    PyObject *texts = PySequence_Fast(args[0], "typo_tokens() takes a sequence of texts");
-    PyObject *rngs = texts ? PySequence_Fast(args[1], "typo_tokens() takes a sequence of generators") : NULL;
-    PyObject *protected = rngs && args[2] != Py_None ? PySequence_Fast(args[2], "protected is a sequence or None") : NULL;
+    /* tuples, not the caller's lists: sites_of and a span's __bool__ or __index__ run Python code, which must not
+     * free a text or a generator in use, nor shrink what is iterated */
+    PyObject *texts = PySequence_Tuple(args[0]);
+    PyObject *rngs = texts ? PySequence_Tuple(args[1]) : NULL;
+    PyObject *protected = rngs && args[2] != Py_None ? PySequence_Tuple(args[2]) : NULL;
     PyObject *result = NULL;
     if (!rngs || (args[2] != Py_None && !protected)) goto done;
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(texts);
-    if (PySequence_Fast_GET_SIZE(rngs) != n || (protected && PySequence_Fast_GET_SIZE(protected) != n)) {
+    Py_ssize_t n = PyTuple_GET_SIZE(texts);
+    if (PyTuple_GET_SIZE(rngs) != n || (protected && PyTuple_GET_SIZE(protected) != n)) {
         PyErr_SetString(PyExc_ValueError, "typo_tokens() takes one generator (and span list) per text");
         goto done;
     }
@@ -440,15 +443,15 @@ static PyObject *typo_tokens(PyObject *Py_UNUSED(module), PyObject *const *args,
     job.empty = PyUnicode_New(0, 0);
     result = job.kind && job.empty ? PyList_New(n) : NULL;
     for (Py_ssize_t index = 0; result && index < n; index++) {
-        PyObject *text = PySequence_Fast_GET_ITEM(texts, index), *rng = PySequence_Fast_GET_ITEM(rngs, index);
+        PyObject *text = PyTuple_GET_ITEM(texts, index), *rng = PyTuple_GET_ITEM(rngs, index);
         PyObject *spans = NULL, *noised = NULL;
         if (!PyUnicode_Check(text) || !PyObject_TypeCheck(rng, &TwisterType)) {
             PyErr_Format(PyExc_TypeError, "typo_tokens() takes texts (str) and Twister generators, got %.80s and %.80s",
                          Py_TYPE(text)->tp_name, Py_TYPE(rng)->tp_name);
         } else {
-            int some = protected ? PyObject_IsTrue(PySequence_Fast_GET_ITEM(protected, index)) : 0;
+            int some = protected ? PyObject_IsTrue(PyTuple_GET_ITEM(protected, index)) : 0;
             if (some > 0) {
-                spans = PySequence_Fast(PySequence_Fast_GET_ITEM(protected, index), "protected spans are a sequence");
+                spans = PySequence_Tuple(PyTuple_GET_ITEM(protected, index));
                 if (spans) noised = typo_text(&job, text, (TwisterObject *)rng, spans);
             } else if (some == 0) {
                 noised = typo_text(&job, text, (TwisterObject *)rng, NULL);
@@ -533,6 +536,12 @@ static PyObject *twisters(PyObject *Py_UNUSED(module), PyObject *const *args, Py
     TwisterObject *pending[LANES];
     uint32_t key[MAX_KEY_WORDS];
     for (Py_ssize_t index = 0; index < n; index++) {
+        /* allocating may run the collector, whose finalizers may change the list: read no item past its end */
+        if (index >= PyList_GET_SIZE(keys)) {
+            PyErr_SetString(PyExc_RuntimeError, "twisters(): the list of keys changed size");
+            Py_DECREF(result);
+            return NULL;
+        }
         Py_ssize_t used = key_words(PyList_GET_ITEM(keys, index), key);
         TwisterObject *twister = used < 0 ? NULL : (TwisterObject *)type->tp_alloc(type, 0);
         if (twister && used != 4 && !(twister->mt = PyMem_Malloc(N * sizeof(uint32_t)))) {
@@ -543,9 +552,13 @@ static PyObject *twisters(PyObject *Py_UNUSED(module), PyObject *const *args, Py
             Py_DECREF(result); /* the pending generators are in it, unseeded: freed with it */
             return NULL;
         }
-        /* a subclass made by a class statement is a GC type, but a generator refers to nothing that could close a
-         * cycle: untracked, the collector never visits the batch's thousands of them */
-        if (PyObject_IS_GC((PyObject *)twister)) PyObject_GC_UnTrack(twister);
+        /* a subclass made by a class statement is a GC type, but a generator of one that adds no fields (no
+         * __dict__, no slots: SeededRng) refers to nothing that could close a cycle: untracked, the collector never
+         * visits the batch's thousands of them. One with fields stays tracked, or a cycle through it would leak. */
+        if (PyObject_IS_GC((PyObject *)twister) && type->tp_basicsize == TwisterType.tp_basicsize &&
+            !type->tp_dictoffset) {
+            PyObject_GC_UnTrack(twister);
+        }
         PyList_SET_ITEM(result, index, (PyObject *)twister);
         if (used != 4) {
             seed_one(twister->mt, key, (size_t)used);

@@ -382,3 +382,33 @@ def test_v2_token_loop_in_c_is_the_python_loop(pieces, seed, rate, lang, protect
         keyboard._typo_tokens = compiled
     assert fast == slow
     assert all(type(noised) is Noised and all(type(edit) is Edit for edit in noised.edits) for noised in fast)
+
+
+def test_v2_token_loop_in_c_survives_sites_of_emptying_the_callers_lists():
+    # typo_tokens calls sites_of (Python) mid-loop; it used to read the caller's lists in place, so a callback that
+    # emptied them freed the text and generator in use (a use-after-free: garbage records or a crash). It now works
+    # on its own copies of the lists: the same records as with lists nobody touches.
+    import noisecraft.noise_models.keyboard as keyboard
+    from noisecraft.edits import Edit, Noised
+    from noisecraft.seeding import example_rngs
+
+    if keyboard._typo_tokens is None:
+        pytest.skip("noisecraft._twister is not built")
+    runtime = _v2("en", rate=1.0).runtime()
+    ids = [f"q{i}" for i in range(6)]
+
+    def run(mutate: bool) -> list:
+        texts = ["".join(["quick brown ", str(i), " fox"] * 3) for i in range(6)]  # each text held by the list only
+        rngs = example_rngs(3, "k", "d", ids, "f")
+
+        def sites_of(word: str):
+            if mutate:
+                texts.clear()
+                rngs.clear()
+            return runtime.sites_of(word)
+
+        return keyboard._typo_tokens(texts, rngs, None, 1.0, {}, sites_of, Edit, Noised, keyboard._NOISED_DEFAULTS)
+
+    expected = run(mutate=False)
+    assert len(expected) == 6 and all(noised.edits for noised in expected)
+    assert run(mutate=True) == expected

@@ -146,3 +146,58 @@ def test_extension_generators_refuse_bad_arguments():
         twister.twisters([b"\x01"], int)
     with pytest.raises(TypeError, match="cannot create"):
         twister.Twister()
+
+
+def test_extension_refuses_a_key_list_changed_while_seeding():
+    # Allocating a generator of a subclass may run the collector, whose finalizers run Python code; one that empties
+    # the list of keys used to make twisters() read past the list's end (a crash). It now raises.
+    import gc
+
+    import pytest
+
+    twister = pytest.importorskip("noisecraft._twister")
+
+    class Sub(twister.Twister):
+        __slots__ = ()
+
+    keys = [bytes([i % 256, 1, 2, 3]) * 4 for i in range(64)]
+
+    class EmptiesKeys:
+        def __del__(self):
+            keys.clear()
+
+    threshold = gc.get_threshold()
+    try:
+        with pytest.raises(RuntimeError, match="changed size"):
+            gc.collect()
+            bomb = EmptiesKeys()
+            bomb.cycle = bomb
+            del bomb
+            gc.set_threshold(1)  # collect at the next allocation of a tracked object: inside twisters()
+            twister.twisters(keys, Sub)
+    finally:
+        gc.set_threshold(*threshold)
+    assert keys == []
+
+
+def test_extension_generators_with_attributes_stay_collectable():
+    # twisters() untracks its generators from the collector for speed; a subclass with a __dict__ could then hold a
+    # cycle the collector never saw (a leak). Only field-less subclasses (SeededRng) are untracked now.
+    import gc
+    import weakref
+
+    import pytest
+
+    twister = pytest.importorskip("noisecraft._twister")
+
+    class WithDict(twister.Twister):
+        pass
+
+    made = twister.twisters([b"\x05" * 16, b"\x06"], WithDict)
+    refs = [weakref.ref(rng) for rng in made]
+    for rng in made:
+        rng.me = rng
+    del made, rng
+    gc.collect()
+    assert [ref() for ref in refs] == [None, None]
+    assert not gc.is_tracked(example_rngs(1, "m", "d", ["a"], "f")[0])  # SeededRng: still untracked
