@@ -376,3 +376,38 @@ def test_word_counts_are_the_word_patterns(counting: str, text: str) -> None:
 
     assert stats._word_count.__wrapped__(text) == len(word_pattern().findall(text))
 
+
+
+_EXTENSION_FIGURES = r"""
+import json, sys
+if sys.argv[1] == "blocked":  # what a machine without a C compiler at install sees: both imports fail
+    sys.modules["noisecraft._counting"] = sys.modules["noisecraft._twister"] = None
+import noisecraft.noise_models.keyboard as keyboard
+from noisecraft import seeding, stats
+from noisecraft.noise_models.registry import create
+
+built = [stats._CompiledReference is not None, stats._count_runs is not None, seeding._twisters is not None,
+         keyboard._typo_tokens is not None]
+texts = ["The cat sat on the mat.", "  Ünïcödé wörds,\tand 1-2 &amp; <skipped> x.", "emoji \U0001F600 text \ud800 end",
+         "a" * 300 + " b", "", "Where did the 2,000-year-old cat sit, and why? (See page 3.)"]
+hyps = [t[::-1] for t in texts] + [" ".join(reversed(t.split())) for t in texts]
+rngs = seeding.example_rngs(7, "keyboard@2", "d", [f"q{i}" for i in range(len(texts))], "question")
+noised = keyboard.typo_each_token(texts, rngs, None, 0.5, create("keyboard@2", lang="en").runtime())
+print(json.dumps({"built": built, "scores": stats.field_scores(texts * 2, hyps),
+                  "words": [stats._word_count(t) for t in texts], "noised": [list(n) for n in noised]}))
+"""
+
+
+def test_the_fallbacks_are_used_when_the_extensions_cannot_be_imported() -> None:
+    # The ImportError branches themselves: in a process where importing noisecraft._counting and noisecraft._twister
+    # fails, stats, seeding and keyboard@2 take their Python paths and give the same figures and records.
+    import subprocess
+    import sys
+
+    if stats._CompiledReference is None:
+        pytest.skip("noisecraft._counting is not built (no C compiler when the package was installed)")
+    runs = {how: json.loads(subprocess.run([sys.executable, "-c", _EXTENSION_FIGURES, how], check=True,
+                                           capture_output=True, text=True).stdout) for how in ("built", "blocked")}
+    assert runs["built"].pop("built") == [True] * 4
+    assert runs["blocked"].pop("built") == [False] * 4
+    assert runs["blocked"] == runs["built"]
