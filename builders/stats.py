@@ -8,6 +8,10 @@ They are not computed by calling jiwer/sacrebleu on every row at the end of a bu
 whole corpus in memory and dominated a build's CPU. :class:`FieldScores` keeps only the sufficient
 statistics (summed edit distances and lengths, BLEU n-gram match counts), so shards can be scored in
 worker processes and merged; its figures are identical to ``jiwer.cer``/``jiwer.wer``/``corpus_bleu``.
+
+A row's word distance and BLEU n-gram matches are counted by the optional C extension ``noisecraft._counting``
+(builders/_counting.c) where pip built it, against a memoised reference; without it, by :func:`_python_counts`,
+the reference implementation, to the same integers (tests/test_stats.py runs both).
 """
 
 from __future__ import annotations
@@ -18,15 +22,23 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from functools import cache, lru_cache
-from itertools import count, repeat
-from operator import add, mul
-from typing import Any
+from itertools import compress, count, repeat
+from operator import add, itemgetter, mul, ne
+from typing import Any, NamedTuple
 
 from rapidfuzz.distance import Levenshtein
+
+try:
+    from noisecraft._counting import Reference as _CompiledReference
+    from noisecraft._counting import count_runs as _count_runs
+except ImportError:  # built only where pip found a C compiler: the same figures, counted in Python (slower)
+    _CompiledReference = _count_runs = None
 
 # sacrebleu's defaults for corpus_bleu: n-grams up to order 4, "exp" smoothing, no effective order.
 BLEU_MAX_ORDER = 4
 BLEU_SMOOTH_METHOD = "exp"
+
+_ORIGINAL, _REPLACEMENT, _KIND, _FIELD = map(itemgetter, ("original", "replacement", "kind", "field"))
 
 # jiwer's default word transform (wer_default) first collapses runs of whitespace into one space.
 _MULTIPLE_SPACES = re.compile(r"\s\s+")
@@ -46,10 +58,24 @@ def _jiwer_words(text: str) -> list[str]:
 
 @lru_cache(maxsize=256)  # the original context of every question of a paragraph
 def _word_count(text: str) -> int:
-    """Words of ``text`` as the per-word noise models count them (runs of word characters and marks)."""
+    """Words of ``text`` as the per-word noise models count them (runs of word characters and marks): by
+    ``noisecraft._counting.count_runs`` over :func:`_word_flags` where built and the text stays in the Basic
+    Multilingual Plane, else by the pattern."""
     from noisecraft.text_units import word_pattern
 
+    if _count_runs is not None:
+        runs = _count_runs(text, _word_flags())
+        if runs >= 0:
+            return runs
     return len(word_pattern().findall(text))
+
+
+@cache
+def _word_flags() -> bytes:
+    """One flag per code point of the Basic Multilingual Plane: whether the word pattern matches it (~40 ms once)."""
+    from noisecraft.text_units import word_pattern
+
+    return bytes(map(bool, map(word_pattern().match, map(chr, range(0x10000)))))
 
 
 @lru_cache(maxsize=256)
@@ -93,23 +119,38 @@ def _spaced_before(match: re.Match[str]) -> str:
     return f" {match[1]} {match[2]}"
 
 
+class _Fast13a(NamedTuple):
+    """The pieces of the fast 13a tokenizer that the compiled counting shares (see :func:`_fast_13a`)."""
+
+    #: Each whitespace-separated chunk seen and its tokenization (bounded).
+    memo: dict[str, str]
+    #: The tokenization of one chunk, through the memo.
+    chunk: Callable[[str], str]
+    #: The rules applied to a whole line (lines holding a newline).
+    whole: Callable[[str], str]
+
+
+#: For ``noisecraft._counting``, one byte per ASCII character: 1 where 13a's first rule puts spaces around it, 2 where
+#: only another rule acts on it (``.``, ``,``, ``-``), 0 where none does (:data:`_13A_ACTED_ON`).
+_13A_ACTED_FLAGS = bytes(1 if re.fullmatch(_13A_RULES[0][0], ch) else 2 if _13A_ACTED_ON.match(ch) else 0
+                         for ch in map(chr, range(128)))
+
+
 @cache
-def _bleu_tokenizer() -> Callable[[str], str]:
-    """sacrebleu's 13a tokenizer (imported on first use: sacrebleu is slow to import), its rules applied faster when
-    the installed sacrebleu has the rules this module knows (otherwise sacrebleu's own tokenizer is used). The
-    output is sacrebleu's, character for character (tests/test_stats.py compares them).
+def _fast_13a() -> _Fast13a | None:
+    """sacrebleu's 13a rules applied faster, chunk by chunk, when the installed sacrebleu has the rules this module
+    knows (None otherwise: then sacrebleu's own tokenizer is used). sacrebleu is imported on first use (it is slow
+    to import).
 
     The rules look at a character and its neighbours only, and every whitespace character is the same to them
     (not a digit, not ``.``/``,``), so a line's tokens are the tokens of its whitespace-separated chunks, each
-    tokenized alone between two spaces. Chunks (words) repeat, so each is tokenized once (a bounded memo): a
-    noisy paragraph costs a split, dictionary lookups and a join. Lines holding a newline (``-\\n`` joins two
-    chunks) go through the rules whole."""
+    tokenized alone between two spaces. Chunks (words) repeat, so each is tokenized once (a bounded memo). Lines
+    holding a newline (``-\\n`` joins two chunks) go through the rules whole."""
     from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 
-    reference = Tokenizer13a()
-    rules = reference._post_tokenizer._re
+    rules = Tokenizer13a()._post_tokenizer._re
     if [(pattern.pattern, template) for pattern, template in rules] != _13A_RULES:
-        return reference
+        return None
     spaced = [(ch, f" {ch} ") for ch in map(chr, range(128)) if ch != " " and rules[0][0].fullmatch(ch)]
     rest = [(rules[1][0].sub, _spaced_after), (rules[2][0].sub, _spaced_before), (rules[3][0].sub, _spaced_after)]
 
@@ -125,22 +166,42 @@ def _bleu_tokenizer() -> Callable[[str], str]:
             line = sub(replace, line)
         return " ".join(line.split())
 
-    chunks: dict[str, str] = {}
+    memo: dict[str, str] = {}
     acted_on = _13A_ACTED_ON.search
+
+    def chunk(word: str) -> str:
+        found = memo.get(word)
+        if found is None:
+            if len(memo) > 20_000:  # bound memory (~3 MB a process): typos fill it with words seen once
+                memo.clear()
+            found = memo[word] = whole(word) if acted_on(word) else word
+        return found
+
+    return _Fast13a(memo, chunk, whole)
+
+
+@cache
+def _bleu_tokenizer() -> Callable[[str], str]:
+    """sacrebleu's 13a tokenizer, by :func:`_fast_13a`'s chunks where it applies (a noisy paragraph then costs a
+    split, dictionary lookups and a join), else sacrebleu's own. The output is sacrebleu's, character for character
+    (tests/test_stats.py compares them)."""
+    fast = _fast_13a()
+    if fast is None:
+        from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
+
+        return Tokenizer13a()
+    memo, chunk, whole = fast
 
     @lru_cache(maxsize=1024)  # originals repeat (SQuAD contexts); noisy lines rarely do
     def tokenize(line: str) -> str:
         if "\n" in line:
             return whole(line)
         words = line.split()
-        pieces = list(map(chunks.get, words))
+        pieces = list(map(memo.get, words))
         if None in pieces:
-            if len(chunks) > 20_000:  # bound memory (~3 MB a process): typos fill it with words seen once
-                chunks.clear()
             for index, piece in enumerate(pieces):
                 if piece is None:
-                    word = words[index]
-                    pieces[index] = chunks[word] = whole(word) if acted_on(word) else word
+                    pieces[index] = chunk(words[index])
         return " ".join(filter(None, pieces))  # a chunk may tokenize to nothing (<skipped>)
 
     return tokenize
@@ -230,8 +291,7 @@ class FieldScores:
     - BLEU (sacrebleu 2 ``corpus_bleu`` defaults): per sentence, 13a-tokenised n-gram matches
       (clipped by the reference counts) and totals for n = 1..4, and hypothesis/reference lengths;
       the summed counts go through ``sacrebleu.metrics.BLEU.compute_bleu`` with ``exp`` smoothing.
-      The n-grams are made by C iterators, compared as sets where neither side repeats one, and a
-      reference's n-grams are memoised (:func:`bleu_matches`).
+      A row is counted by :func:`_compiled_counts` (C) or :func:`_python_counts` (see the module's docstring).
     """
 
     sentences: int = 0
@@ -253,20 +313,14 @@ class FieldScores:
         """
         ref, hyp = _as_text(original), _as_text(noisy)
         self.sentences += 1
-
         ref_chars, hyp_chars = ref.strip(), hyp.strip()
         self.ref_chars += len(ref_chars)
-        if hyp == ref:  # an unchanged field (most rows of a low rate): no distance to compute
-            self.ref_words += len(_reference_words(ref))
-        else:
+        if hyp != ref:  # an unchanged field (most rows of a low rate): no distance to compute
             self.char_errors += _char_distance(ref_chars, hyp_chars, likely_distance)
-            ref_words, hyp_words = _word_ids(_reference_words(ref), _jiwer_words(hyp))
-            self.word_errors += Levenshtein.distance(ref_words, hyp_words)
-            self.ref_words += len(ref_words)
-
-        tokenize = _bleu_tokenizer()
-        ref_tokenized = tokenize(ref.rstrip())
-        ref_len, hyp_len, matches = bleu_matches(ref_tokenized, ref_tokenized if hyp == ref else tokenize(hyp.rstrip()))
+        counts = _python_counts if _CompiledReference is None else _compiled_counts
+        word_errors, ref_words, ref_len, hyp_len, matches = counts(ref, hyp)
+        self.word_errors += word_errors
+        self.ref_words += ref_words
         self.bleu_sys_len += hyp_len
         self.bleu_ref_len += ref_len
         correct, total = self.bleu_correct, self.bleu_total
@@ -312,6 +366,49 @@ class FieldScores:
     def scores(self) -> dict[str, float]:
         """CER, WER and BLEU in percent, 2 decimals, as recorded in the manifest and shown in the card."""
         return {name: round(value, 2) for name, value in self.exact_scores().items()}
+
+
+#: A row's word errors, reference words, reference and hypothesis 13a tokens, and clipped BLEU matches (n = 1..4).
+RowCounts = tuple[int, int, int, int, list[int]]
+
+
+def _python_counts(ref: str, hyp: str) -> RowCounts:
+    """:data:`RowCounts` of one pair, in Python: the reference implementation (words as jiwer splits them,
+    rapidfuzz's Levenshtein over their ids, :func:`bleu_matches` over 13a tokens)."""
+    tokenize = _bleu_tokenizer()
+    ref_tokenized = tokenize(ref.rstrip())
+    if hyp == ref:
+        ref_len, hyp_len, matches = bleu_matches(ref_tokenized, ref_tokenized)
+        return 0, len(_reference_words(ref)), ref_len, hyp_len, matches
+    ref_ids, hyp_ids = _word_ids(_reference_words(ref), _jiwer_words(hyp))
+    ref_len, hyp_len, matches = bleu_matches(ref_tokenized, tokenize(hyp.rstrip()))
+    return Levenshtein.distance(ref_ids, hyp_ids), len(ref_ids), ref_len, hyp_len, matches
+
+
+@lru_cache(maxsize=256)  # rows of a paragraph come together; ~20 KB a paragraph
+def _compiled_reference(ref: str) -> Any:
+    """``noisecraft._counting.Reference`` of a reference: its words, 13a tokens and n-gram counts, memoised (every
+    question row of a SQuAD paragraph carries the same original context)."""
+    return _CompiledReference(ref, _bleu_tokenizer()(ref.rstrip()))
+
+
+def _compiled_counts(ref: str, hyp: str) -> RowCounts:
+    """:data:`RowCounts` of one pair by ``noisecraft._counting`` (the same integers as :func:`_python_counts`):
+    the hypothesis is split, looked up in the memoised reference's tables, n-gram matched and word-aligned in C;
+    Python only tokenizes the 13a chunks that hold punctuation (memoised) and lines holding a newline."""
+    reference = _compiled_reference(ref)
+    if hyp == ref:
+        tokens = reference.tokens
+        return 0, reference.words, tokens, tokens, [max(tokens - n + 1, 0) for n in range(1, BLEU_MAX_ORDER + 1)]
+    line = hyp.rstrip()
+    fast = _fast_13a()
+    if fast is None or "\n" in line:
+        distance, hyp_len, *matches = reference.counts(hyp, _bleu_tokenizer()(line), None, None, None)
+    else:
+        distance, hyp_len, *matches = reference.counts(hyp, line, _13A_ACTED_FLAGS, fast.memo, fast.chunk)
+    if distance < 0:  # past the C bit table's bound (thousands of distinct words): rapidfuzz's banded search
+        distance = Levenshtein.distance(*_word_ids(_reference_words(ref), _jiwer_words(hyp)))
+    return distance, reference.words, reference.tokens, hyp_len, matches
 
 
 def _char_distance(a: str, b: str, likely: int | None) -> int:
@@ -366,16 +463,19 @@ class ConfigStats:
         self.rows_in += rows_in
         self.rows += len(kept)
         self.dropped.update(dropped)
-        for row in kept:
-            edits = [e for e in row["noise_edits"] if e["original"] != e["replacement"]]  # only edits that change text
-            self.rows_changed += bool(edits)
-            self.edits += len(edits)
-            for kinds, times in Counter([e["kind"] for e in edits]).items():  # each distinct kind split once
+        for row in kept:  # per edit, C iterators (map, compress) rather than Python steps: contexts carry dozens
+            log = row["noise_edits"]
+            originals, replacements = list(map(_ORIGINAL, log)), list(map(_REPLACEMENT, log))
+            changed = list(map(ne, originals, replacements))  # only edits that change text count
+            edits = sum(changed)
+            self.rows_changed += edits > 0
+            self.edits += edits
+            for kinds, times in Counter(compress(map(_KIND, log), changed)).items():  # each distinct kind split once
                 for kind in dict.fromkeys(kinds.split("+")):
                     self.edits_by_kind[kind] += times
-            touched: Counter[str] = Counter()
-            for e in row["noise_edits"]:
-                touched[e["field"]] += max(len(e["original"]), len(e["replacement"]))
+            spans = list(map(max, map(len, originals), map(len, replacements)))
+            edited_fields = list(map(_FIELD, log))
+            touched = {name: sum(compress(spans, map(name.__eq__, edited_fields))) for name in self.fields}
             for name in self.fields:
                 original = row[f"original_{name}"]
                 self.scores[name].add(original, row[name], touched[name] + 2)  # +2: stripping may add a little

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from functools import cache
+from importlib.metadata import version
 
 from noisecraft import text_units
 from noisecraft.errors import ConfigError
@@ -32,6 +33,9 @@ SUPPORTED_LANGUAGES = SEGMENTED_LANGUAGES | SPACE_LANGUAGES
 
 _SENTENCE_END = re.compile(r"[.!?।॥؟]+[\"'”’»)\]]*\s+|[。！？]+[”’」』）]*")
 _LAST_WORD = re.compile(r"(\S+)\.[\"'”’»)\]]*$")
+_ASCII_DIGITS = frozenset("0123456789")
+#: sacremoses releases whose MosesTokenizer internals the faster subclass (:func:`_moses_class`) was compared with.
+CHECKED_SACREMOSES = frozenset({"0.2.0"})
 _REFERENCES = re.compile(r"<ref[^>/]*/>|<ref[^>]*>.*?</ref\s*>", re.IGNORECASE | re.DOTALL)
 
 
@@ -111,8 +115,14 @@ def _moses_class() -> type:
     For every token that ends in a full stop, sacremoses scans its non-breaking prefix lists and builds
     ``set(self.IsLower)`` / ``set(self.IsAlpha)`` (thousands of characters) anew; those lists and strings are only
     ever tested for membership once the tokenizer is built.
+
+    The methods replaced here are sacremoses internals, so they are used only with the sacremoses releases whose
+    code they were compared with (:data:`CHECKED_SACREMOSES`; tests/test_mining_wikiedits.py compares the tokens);
+    with any other release the tokenizer is sacremoses' own: slower, never different.
     """
     base = require("sacremoses", "mining").MosesTokenizer
+    if version("sacremoses") not in CHECKED_SACREMOSES:  # internals not compared with ours: the tokenizer as shipped
+        return base  # type: ignore[no-any-return]
 
     class MosesTokenizer(base):  # type: ignore[misc, valid-type]
         def __init__(self, *args: object, **kwargs: object) -> None:
@@ -126,5 +136,27 @@ def _moses_class() -> type:
 
         def isanyalpha(self, text: str) -> bool:
             return not self._alpha.isdisjoint(text)
+
+        def handles_nonbreaking_prefixes(self, text: str) -> str:
+            """sacremoses' method with its two per-token ``re.search`` calls answered by string tests.
+
+            The tokens come from ``str.split()``, so they are non-empty and hold no whitespace: ``^(\\S+)\\.$``
+            matches exactly the tokens of two or more characters that end in a full stop (its group is the token
+            without that stop), and ``^[0-9]+`` exactly the tokens whose first character is an ASCII digit.
+            """
+            tokens = text.split()
+            last = len(tokens) - 1
+            for i, token in enumerate(tokens):
+                if token[-1] != "." or len(token) < 2:
+                    continue
+                prefix = token[:-1]
+                if ("." in prefix and self.isanyalpha(prefix)) or (
+                        prefix in self.NONBREAKING_PREFIXES and prefix not in self.NUMERIC_ONLY_PREFIXES) or (
+                        i != last and tokens[i + 1][0] in self._lower):
+                    continue
+                if prefix in self.NUMERIC_ONLY_PREFIXES and i < last and tokens[i + 1][0] in _ASCII_DIGITS:
+                    continue
+                tokens[i] = prefix + " ."
+            return " ".join(tokens)
 
     return MosesTokenizer

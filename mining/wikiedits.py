@@ -30,7 +30,6 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
 from noisecraft.citations import WIKIEDIT_CITATION
@@ -60,6 +59,21 @@ def _is_digits_or_punctuation(token: str) -> bool:
     return all(ch.isdigit() or unicodedata.category(ch)[0] in "PS" for ch in token)
 
 
+def _most_similar(query: str, choices: list[str], cutoff: float = 0.0) -> str | None:
+    """The first of ``choices`` most similar to ``query`` (normalised Levenshtein similarity) if that is at least
+    ``cutoff``, else None: rapidfuzz's ``process.extractOne`` with that scorer, as a loop of direct scorer calls.
+
+    The direct call trims the strings' common prefix and suffix before comparing them, which ``extractOne``'s
+    cached scorer does not: on two versions of a long paragraph it is several times faster (same scores, tested).
+    """
+    best, best_score = None, cutoff
+    for choice in choices:
+        score = Levenshtein.normalized_similarity(query, choice, score_cutoff=cutoff)
+        if score >= best_score and (best is None or score > best_score):
+            best, best_score = choice, score
+    return best
+
+
 def changed_lines(old: str, new: str) -> tuple[list[str], list[str]]:
     """Lines of each revision that the other lacks, in order, after skipping the common head and tail.
 
@@ -79,13 +93,19 @@ def _changed(a: list[str], b: list[str]) -> tuple[list[str], list[str]]:
     while tail < limit - head and a[-1 - tail] == b[-1 - tail]:
         tail += 1
     a, b = a[head : len(a) - tail], b[head : len(b) - tail]
+    if not a or not b:  # lines only added or only removed (or none): no sets to build
+        return [line for line in a if line.strip()], [line for line in b if line.strip()]
     in_a, in_b = set(a), set(b)
     return [line for line in a if line not in in_b and line.strip()], [line for line in b if line not in in_a and line.strip()]
 
 
 class SentenceCache:
-    """Sentences of wikitext lines and tokens of sentences, remembered for the page being mined:
-    the new side of one revision pair is the old side of the next, and reverts bring text back."""
+    """What mining one page computes more than once, remembered until the page ends: the sentences of wikitext
+    lines, the tokens of sentences, the sentence pairs of two lines and the word pairs of two sentences. The new
+    side of one revision pair is the old side of the next, and reverts and repeated vandalism bring the same
+    lines, line pairs and sentence pairs back (on the benchmark's real history, 14 % of the line pairs and 22 %
+    of the sentence pairs of a page are repeats). Every table holds pure functions of its key, so a hit returns
+    what computing it again would."""
 
     def __init__(self, text: LanguageText, limit: int = 20_000) -> None:
         self.text = text
@@ -93,7 +113,19 @@ class SentenceCache:
         self.lines: dict[str, list[str]] = {}
         self.token_lists: dict[str, list[str]] = {}
         self.quick_lists: dict[str, list[str]] = {}
+        self.line_pairs: dict[tuple[str, str], list[tuple[str, str]]] = {}
+        self.word_pairs: dict[tuple[str, str], list[Pair]] = {}
         self._split: tuple[str, list[str]] = ("", [""])
+
+    def remember(self, table: dict[Any, Any], key: Any, make: Callable[[], Any]) -> Any:
+        """``table[key]``, made by ``make()`` the first time; a full table is emptied first (memory stays bounded)."""
+        found = table.get(key)
+        if found is None:
+            found = make()
+            if len(table) >= self.limit:
+                table.clear()
+            table[key] = found
+        return found
 
     def split(self, revision: str) -> list[str]:
         """The lines of a revision's text; the newer text of one pair is the older of the next, split once."""
@@ -101,41 +133,20 @@ class SentenceCache:
             self._split = (revision, revision.split("\n"))
         return self._split[1]
 
-    def sentences(self, lines: list[str]) -> list[str]:
-        out: list[str] = []
-        for line in lines:
-            found = self.lines.get(line)
-            if found is None:
-                found = self.text.sentences(strip_markup(line))
-                if len(self.lines) >= self.limit:
-                    self.lines.clear()
-                self.lines[line] = found
-            out.extend(found)
-        return out
+    def sentences(self, line: str) -> list[str]:
+        """The sentences of one wikitext line, markup stripped."""
+        return self.remember(self.lines, line, lambda: self.text.sentences(strip_markup(line)))
 
     def tokens(self, sentence: str) -> list[str]:
-        found = self.token_lists.get(sentence)
-        if found is None:
-            found = self.text.tokens(sentence)
-            if len(self.token_lists) >= self.limit:
-                self.token_lists.clear()
-            self.token_lists[sentence] = found
-        return found
+        return self.remember(self.token_lists, sentence, lambda: self.text.tokens(sentence))
 
     def quick_tokens(self, sentence: str) -> list[str]:
         """The regex tokens (:func:`noisecraft.text_units.tokenize`) that bound the tokens before they are made."""
-        found = self.quick_lists.get(sentence)
-        if found is None:
-            found = tokenize(sentence)
-            if len(self.quick_lists) >= self.limit:
-                self.quick_lists.clear()
-            self.quick_lists[sentence] = found
-        return found
+        return self.remember(self.quick_lists, sentence, lambda: tokenize(sentence))
 
     def clear(self) -> None:
-        self.lines.clear()
-        self.token_lists.clear()
-        self.quick_lists.clear()
+        for table in (self.lines, self.token_lists, self.quick_lists, self.line_pairs, self.word_pairs):
+            table.clear()
         self._split = ("", [""])
 
 
@@ -203,24 +214,33 @@ class WikiEditMiner:
         if not old_lines or not new_lines or len(old_lines) * len(new_lines) > MAX_BLOCK * MAX_BLOCK:
             return
         for new_line in new_lines:
-            best = process.extractOne(new_line, old_lines, scorer=Levenshtein.normalized_similarity, score_cutoff=0.5)
-            if best is None:
+            old_line = _most_similar(new_line, old_lines, 0.5)
+            if old_line is not None:
+                yield from cache.remember(cache.line_pairs, (old_line, new_line),
+                                          lambda: self._aligned(cache.sentences(old_line), cache.sentences(new_line)))
+
+    @staticmethod
+    def _aligned(before: list[str], after: list[str]) -> list[tuple[str, str]]:
+        """The (before, after) pairs of two lines' sentences that difflib aligns as replaced; where a replaced
+        block has more sentences on one side, each new sentence takes its most similar old one."""
+        pairs: list[tuple[str, str]] = []
+        for op, i1, i2, j1, j2 in SequenceMatcher(None, before, after, autojunk=False).get_opcodes():
+            if op != "replace":
                 continue
-            before, after = cache.sentences([best[0]]), cache.sentences([new_line])
-            matcher = SequenceMatcher(None, before, after, autojunk=False)
-            for op, i1, i2, j1, j2 in matcher.get_opcodes():
-                if op != "replace":
-                    continue
-                if i2 - i1 == j2 - j1:
-                    yield from zip(before[i1:i2], after[j1:j2])
-                    continue
-                for sentence in after[j1:j2]:
-                    match = process.extractOne(sentence, before[i1:i2], scorer=Levenshtein.normalized_similarity)
-                    if match is not None:
-                        yield match[0], sentence
+            if i2 - i1 == j2 - j1:
+                pairs.extend(zip(before[i1:i2], after[j1:j2]))
+                continue
+            for sentence in after[j1:j2]:
+                match = _most_similar(sentence, before[i1:i2])
+                if match is not None:
+                    pairs.append((match, sentence))
+        return pairs
 
     def word_pairs(self, cache: SentenceCache, before: str, after: str) -> list[Pair]:
         """(correct, noisy) word pairs of one sentence pair that passes the filters, else []."""
+        return cache.remember(cache.word_pairs, (before, after), lambda: self._word_pairs(cache, before, after))
+
+    def _word_pairs(self, cache: SentenceCache, before: str, after: str) -> list[Pair]:
         if Levenshtein.distance(before, after) > self.max_relative_distance * min(len(before), len(after)):
             return []
         # The regex tokens bound the Moses ones closely enough to skip Moses (the slow part) on

@@ -114,6 +114,8 @@ def test_changed_lines_skip_the_common_head_and_tail():
     assert changed_lines("a\nb\nc\nd\ne", "a\nB\nc\nD\ne") == (["b", "d"], ["B", "D"])
     assert changed_lines("x\ny", "y\nx") == ([], [])  # moved lines are not edits
     assert changed_lines("same", "same") == ([], [])
+    assert changed_lines("a\nb", "a\nnew\n \nb") == ([], ["new"])  # only added: no sets built, blank lines dropped
+    assert changed_lines("a\nold\nb", "a\nb") == (["old"], [])
 
 
 def test_sentence_filters():
@@ -557,7 +559,8 @@ def test_a_token_stream_the_walk_does_not_expect_goes_through_the_full_parse(mon
 
 
 MOSES_WORDS = ["Dr.", "U.S.", "No.", "e.g.", "etc.", "3.5", "1.", "a", "the", "Smith", "isn't", "l'eau", "z.B.",
-               "Nr.", "M.", "x.y.", "Ä.", "über", "...", ",", "-", "(", ")", "\"", "'", "?", "$20", "km."]
+               "Nr.", "M.", "x.y.", "Ä.", "über", "...", ",", "-", "(", ")", "\"", "'", "?", "$20", "km.", "12", "٣",
+               "Art.", "pp.", "Vol.", "..", ".", "é.", "3.", "No.5"]
 
 
 @functools.cache
@@ -573,6 +576,24 @@ def test_the_moses_tokenizer_with_set_lookups_gives_sacremoses_tokens(lang, word
     ours, shipped = _tokenizers(lang)
     sentence = " ".join(words)
     assert ours.tokens(sentence) == shipped.tokenize(sentence, escape=False)
+
+
+def test_the_faster_moses_subclass_runs_only_on_a_checked_sacremoses_release(monkeypatch):
+    from importlib.metadata import version
+
+    import sacremoses
+
+    from noisecraft.mining import wiki_text
+
+    # the comparison above tests the subclass only if the installed release is one it was checked with
+    assert version("sacremoses") in wiki_text.CHECKED_SACREMOSES
+    assert wiki_text._moses_class() is not sacremoses.MosesTokenizer
+    monkeypatch.setattr(wiki_text, "version", lambda name: "99.0")
+    wiki_text._moses_class.cache_clear()
+    try:
+        assert wiki_text._moses_class() is sacremoses.MosesTokenizer  # an unchecked release: as shipped
+    finally:
+        wiki_text._moses_class.cache_clear()
 
 
 @settings(max_examples=300, deadline=None)
@@ -600,3 +621,37 @@ def test_the_mined_result_of_the_real_dumps_is_unchanged_byte_for_byte(name, lan
     result = WikiEditMiner(lang).mine_file(corpus(f"mediawiki/{name}"))
     data = json.dumps(result.to_json(), ensure_ascii=False).encode("utf-8")
     assert hashlib.sha256(data).hexdigest() == sha256, "the mined pairs, counts, examples or stats changed"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text("abc", max_size=8), st.lists(st.text("abcd", max_size=8), min_size=1, max_size=5),
+       st.sampled_from([0.0, 0.5]))
+def test_the_direct_similarity_loop_picks_what_extract_one_picks(query, choices, cutoff):
+    from rapidfuzz import process
+    from rapidfuzz.distance import Levenshtein
+
+    from noisecraft.mining.wikiedits import _most_similar
+
+    found = process.extractOne(query, choices, scorer=Levenshtein.normalized_similarity, score_cutoff=cutoff or None)
+    assert _most_similar(query, choices, cutoff) == (found[0] if found else None)  # ties: the first, as extractOne
+
+
+def test_the_per_page_memos_change_nothing(monkeypatch):
+    """Reverts in the real history hit the line-pair and sentence-pair memos; computing everything again gives the
+    same result, byte for byte."""
+    import json
+
+    dump = corpus("mediawiki/enwiki-20140102.tiny.xml.gz")
+    hits = []
+    remember = SentenceCache.remember
+
+    def counting(self, table, key, make):
+        hits.append(key in table and table in (self.line_pairs, self.word_pairs))
+        return remember(self, table, key, make)
+
+    monkeypatch.setattr(SentenceCache, "remember", counting)
+    memoised = WikiEditMiner("en").mine_file(dump)
+    assert sum(hits) > 10
+    monkeypatch.setattr(SentenceCache, "remember", lambda self, table, key, make: make())
+    computed = WikiEditMiner("en").mine_file(dump)
+    assert json.dumps(memoised.to_json(), ensure_ascii=False) == json.dumps(computed.to_json(), ensure_ascii=False)

@@ -7,12 +7,31 @@ import random
 import jiwer
 import pytest
 import sacrebleu
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from noisecraft import stats
 from noisecraft.stats import FieldScores, field_scores
 
 from conftest import corpus
+
+
+@pytest.fixture(params=["compiled", "python"])
+def counting(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Run a test through both ways of counting a row: ``noisecraft._counting`` (C) and the pure-Python fallback
+    that a machine without a C compiler at install time uses."""
+    if request.param == "python":
+        monkeypatch.setattr(stats, "_CompiledReference", None)
+        monkeypatch.setattr(stats, "_count_runs", None)
+    elif stats._CompiledReference is None:
+        pytest.skip("noisecraft._counting is not built (no C compiler when the package was installed)")
+    return request.param
+
+
+_compiled = pytest.mark.skipif(stats._CompiledReference is None, reason="noisecraft._counting is not built")
+
+#: For @given tests that take the ``counting`` fixture: its patch holds for every generated example.
+_both_paths = settings(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
 def _library_scores(refs: list[str], hyps: list[str]) -> dict[str, float]:
@@ -60,14 +79,14 @@ def _mrpc_pairs() -> tuple[list[str], list[str]]:
 
 
 @pytest.mark.parametrize("language", ["en", "th"])
-def test_xquad_questions_match_jiwer_and_sacrebleu(language: str) -> None:
+def test_xquad_questions_match_jiwer_and_sacrebleu(language: str, counting: str) -> None:
     refs = _xquad_questions(language)
     hyps = [_perturb(q) if i % 5 else q for i, q in enumerate(refs)]  # every fifth question unchanged
     assert len(refs) == 1190 and hyps != refs
     _assert_same_as_libraries(refs, hyps)
 
 
-def test_mrpc_pairs_match_jiwer_and_sacrebleu() -> None:
+def test_mrpc_pairs_match_jiwer_and_sacrebleu(counting: str) -> None:
     sentences1, sentences2 = _mrpc_pairs()
     assert len(sentences1) == 408
     _assert_same_as_libraries(sentences1, sentences2)
@@ -81,9 +100,9 @@ _texts = st.lists(st.sampled_from(_PIECES) | st.text(alphabet="ab éü中 .\t", 
 _pairs = st.lists(st.tuples(_texts, _texts), min_size=1, max_size=12)
 
 
-@settings(deadline=None)
+@_both_paths
 @given(_pairs)
-def test_generated_strings_match_jiwer_and_sacrebleu(pairs: list[tuple[str, str]]) -> None:
+def test_generated_strings_match_jiwer_and_sacrebleu(counting: str, pairs: list[tuple[str, str]]) -> None:
     refs, hyps = [r for r, _ in pairs], [h for _, h in pairs]
     _assert_same_as_libraries(refs, hyps)
 
@@ -95,7 +114,7 @@ def test_generated_strings_match_jiwer_and_sacrebleu(pairs: list[tuple[str, str]
     (["same words here"], ["same words here"]),
     (["a"], ["a"]),  # shorter than 4 tokens: sacrebleu gives 0 BLEU even for an exact match
 ])
-def test_edge_cases_match_jiwer_and_sacrebleu(refs: list[str], hyps: list[str]) -> None:
+def test_edge_cases_match_jiwer_and_sacrebleu(refs: list[str], hyps: list[str], counting: str) -> None:
     _assert_same_as_libraries(refs, hyps)
 
 
@@ -104,7 +123,7 @@ def test_empty_corpus() -> None:
     assert field_scores([], []) == {"cer": 0.0, "wer": 0.0, "bleu": 100.0}
 
 
-def test_token_lists_are_compared_as_space_joined_text() -> None:
+def test_token_lists_are_compared_as_space_joined_text(counting: str) -> None:
     original = [["EU", "rejects", "German", "call"], ["Peter", "Blackburn"], ["BRUSSELS", "1996-08-22"]]
     noisy = [["EU", "rejcets", "German", "call", "!"], ["Peter", "Blackburn"], ["BRUSSELS"]]
     expected = _library_scores([" ".join(t) for t in original], [" ".join(t) for t in noisy])
@@ -133,7 +152,7 @@ def _merged(pairs: list[tuple], rng: random.Random) -> FieldScores:
 
 
 @pytest.mark.parametrize("seed", range(5))
-def test_merged_shards_equal_one_accumulator_on_real_data(seed: int) -> None:
+def test_merged_shards_equal_one_accumulator_on_real_data(seed: int, counting: str) -> None:
     sentences1, sentences2 = _mrpc_pairs()
     pairs = list(zip(sentences1, sentences2))
     whole = _accumulate(sentences1, sentences2)
@@ -142,9 +161,9 @@ def test_merged_shards_equal_one_accumulator_on_real_data(seed: int) -> None:
     assert merged.exact_scores() == whole.exact_scores() == _library_scores(sentences1, sentences2)
 
 
-@settings(deadline=None)
+@_both_paths
 @given(_pairs, st.randoms(use_true_random=False))
-def test_merged_shards_equal_one_accumulator(pairs: list[tuple[str, str]], rng: random.Random) -> None:
+def test_merged_shards_equal_one_accumulator(counting: str, pairs: list[tuple[str, str]], rng: random.Random) -> None:
     whole = _accumulate([r for r, _ in pairs], [h for _, h in pairs])
     merged = _merged(pairs, rng)
     assert merged == whole
@@ -160,7 +179,7 @@ def test_to_dict_is_plain_ints() -> None:
         FieldScores.from_dict({**data, "bleu_correct": [0, 0]})
 
 
-def test_swapping_reference_and_hypothesis_changes_cer() -> None:
+def test_swapping_reference_and_hypothesis_changes_cer(counting: str) -> None:
     refs = _xquad_questions("en")[:200]
     hyps = [_perturb(q) for q in refs]  # shorter than the originals: dropped characters
     forward, backward = _accumulate(refs, hyps), _accumulate(hyps, refs)
@@ -174,7 +193,7 @@ def test_swapping_reference_and_hypothesis_changes_cer() -> None:
 
 
 @pytest.mark.parametrize("likely", [0, 1, 3, 50, None])
-def test_a_likely_distance_never_changes_the_result(likely):
+def test_a_likely_distance_never_changes_the_result(likely, counting: str):
     ref, hyp = " the quick brown fox jumps", "teh quikc brown fox jumped  "
     exact, hinted = FieldScores(), FieldScores()
     exact.add(ref, hyp)
@@ -200,6 +219,24 @@ def test_the_fast_13a_tokenizer_is_sacrebleus(line):
         assert tokenize(text) == Tokenizer13a()(text)
 
 
+@_compiled
+@settings(max_examples=1500, deadline=None)
+@given(st.text(alphabet=st.sampled_from(_13A_ALPHABET) | st.characters(), max_size=40))
+def test_the_compiled_13a_chunks_are_sacrebleus(line):
+    """The C counting cuts chunks that only 13a's first rule and a final "." or "," act on itself: a reference made
+    of sacrebleu's tokens of the line matches all the line's n-grams, as many tokens."""
+    from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
+
+    from noisecraft._counting import Reference
+
+    for text in (line, f"{line}. {line}, ({line}) {line}-{line}"):
+        text = text.replace("\n", " ")  # lines holding a newline are tokenized whole, in Python
+        expected = Tokenizer13a()(text)
+        tokens = len(expected.split())
+        counts = Reference(expected, expected).counts(text, text, stats._13A_ACTED_FLAGS, {}, stats._fast_13a().whole)
+        assert counts[1:] == (tokens, *(max(tokens - n, 0) for n in range(4)))
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from(["a", "b", "c", "the", "."]), max_size=12),
        st.lists(st.sampled_from(["a", "b", "c", "the", ".", "x"]), max_size=12))
@@ -214,3 +251,128 @@ def test_bleu_matches_are_sacrebleus_clipped_ngram_counts(ref, hyp):
     for gram in hyp_ngrams.keys() & ref_ngrams.keys():
         expected[len(gram) - 1] += min(hyp_ngrams[gram], ref_ngrams[gram])
     assert bleu_matches(" ".join(ref), " ".join(hyp)) == (ref_len, hyp_len, expected)
+
+
+# ---- noisecraft._counting (C) against the pure-Python reference implementation ----
+
+#: Words 13a splits (punctuation, entities, <skipped>, digits with , and -), words it leaves whole, non-ASCII.
+_WORDS = ["a", "b", "the", "the.", "(x)", "end,", "Köln", "中文", "ไทย", "2,5", "1-2", "a-b", "&amp;", "&quot;x",
+          "<skipped>", "é", "🙂", "it's", "x\ty", "(a).", "1.", "9,", "-a", "a-", "x-1", '"q",', "a<b", "U.S.", ",", ".",
+          "$5", "(-", "'s"]
+#: Gaps between words: jiwer splits on one space or 2+ whitespace characters, 13a on any; "-\n" joins for 13a.
+_GAPS = [" ", " ", " ", "  ", "\t", "\n", " \t ", "\u00a0", "\u3000", "\x1f", "-\n", "\r\n"]
+
+
+@st.composite
+def _long_pairs(draw: st.DrawFn) -> tuple[str, str]:
+    """A reference of up to 300 words from a small vocabulary (n-grams repeat; the C word distance works in
+    blocks of 64 words) and a hypothesis made from it by random substitutions, deletions and insertions."""
+    words = draw(st.lists(st.sampled_from(_WORDS), max_size=300))
+    noisy = list(words)
+    edits = st.tuples(st.sampled_from("sdi"), st.integers(0, 300), st.sampled_from([*_WORDS, "zz", "the,"]))
+    for kind, position, word in draw(st.lists(edits, max_size=30)):
+        position %= len(noisy) + 1
+        if kind == "i":
+            noisy.insert(position, word)
+        elif position < len(noisy):
+            if kind == "s":
+                noisy[position] = word
+            else:
+                del noisy[position]
+
+    def joined(parts: list[str]) -> str:
+        gaps = draw(st.lists(st.sampled_from(_GAPS), min_size=len(parts) + 1, max_size=len(parts) + 1))
+        return "".join(gap + part for gap, part in zip(gaps, parts)) + gaps[-1]
+
+    return joined(words), joined(noisy)
+
+
+@_compiled
+@settings(max_examples=300, deadline=None)
+@given(_long_pairs())
+def test_compiled_counts_equal_python_counts_and_the_libraries(pair: tuple[str, str]) -> None:
+    ref, hyp = pair
+    assert stats._compiled_counts(ref, hyp) == stats._python_counts(ref, hyp)
+    _assert_same_as_libraries([ref], [hyp])
+
+
+@_compiled
+@settings(max_examples=300, deadline=None)
+@given(_pairs)
+def test_compiled_counts_equal_python_counts_on_short_texts(pairs: list[tuple[str, str]]) -> None:
+    for ref, hyp in pairs:
+        assert stats._compiled_counts(ref, hyp) == stats._python_counts(ref, hyp)
+
+
+def _xquad_contexts() -> list[str]:
+    data = json.loads(corpus("xquad/xquad.en.json").read_text(encoding="utf-8"))
+    return [paragraph["context"] for article in data["data"] for paragraph in article["paragraphs"]]
+
+
+@_compiled
+def test_compiled_counts_equal_python_counts_on_xquad_contexts() -> None:
+    contexts = _xquad_contexts()
+    assert len(contexts) == 240 and max(len(c.split()) for c in contexts) > 192  # four blocks of 64 words and more
+    for context in contexts:
+        for hyp in (_perturb(context), context, context[: len(context) // 2], _perturb(context[::-1])):
+            assert stats._compiled_counts(context, hyp) == stats._python_counts(context, hyp)
+
+
+@_compiled
+def test_a_word_table_too_large_for_c_falls_back_to_rapidfuzz() -> None:
+    # 9,000 distinct words: 9,001 rows of 141 blocks of 64 bits pass the C table's bound (2^20 words)
+    ref = " ".join(f"w{i}" for i in range(9_000))
+    hyp = " ".join(f"w{i}" if i % 10 else "typo" for i in range(9_000))
+    reference = stats._compiled_reference(ref)
+    assert reference.counts(hyp, hyp, None, None, None)[0] == -1
+    assert stats._compiled_counts(ref, hyp) == stats._python_counts(ref, hyp)
+    assert stats._compiled_counts(ref, hyp)[0] == 900
+
+
+@_compiled
+def test_the_chunk_memo_may_be_cleared_while_a_row_is_counted() -> None:
+    from noisecraft._counting import Reference
+
+    ref = "Hello, U.S. world. 1,000 (It is) a test &amp; 5-3, isn't it?"  # U.S., 1,000, &amp;, 5-3,: by the memo
+    tokenize = stats._bleu_tokenizer()
+    memo: dict[str, str] = {}
+
+    def chunk(word: str) -> str:  # clears the memo as the real one does when full, before answering
+        memo.clear()
+        memo[word] = tokenized = tokenize(word)
+        return tokenized
+
+    reference = Reference(ref, tokenize(ref))
+    hyp = "Hello, U.S. wrold. 1,000 (It is) a tset &amp; 5-3, isn't it?"
+    assert reference.counts(hyp, hyp, stats._13A_ACTED_FLAGS, memo, chunk) == \
+        reference.counts(hyp, tokenize(hyp), None, None, None)
+    assert list(memo) == ["5-3,"]
+    with pytest.raises(TypeError, match="tokenize_chunk returned int"):
+        reference.counts(hyp, hyp, stats._13A_ACTED_FLAGS, {}, len)
+    with pytest.raises(TypeError, match="128 bytes"):
+        reference.counts(hyp, hyp, b"", {}, chunk)
+
+
+@_compiled
+def test_compiled_counts_without_the_fast_13a_rules(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With a sacrebleu whose 13a rules this module does not know, lines are tokenized by sacrebleu and the C
+    counting gets them tokenized."""
+    from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
+
+    monkeypatch.setattr(stats, "_fast_13a", lambda: None)
+    monkeypatch.setattr(stats, "_bleu_tokenizer", lambda: Tokenizer13a())
+    ref, hyp = "The cat (a big one) sat, on the mat.", "The cat (a bgi one) sat, on teh mat!"
+    assert stats._compiled_counts(ref, hyp) == stats._python_counts(ref, hyp)
+    _assert_same_as_libraries([ref], [hyp])
+
+
+@_both_paths
+@given(st.text(alphabet=st.sampled_from(list("ab _-'.\t\u00e9\u0301\u0300\u093f\u0e31\u4e2d\u200d\u00b2\u2160"))
+               | st.characters(), max_size=30))
+def test_word_counts_are_the_word_patterns(counting: str, text: str) -> None:
+    """Words as the per-word noise models count them (edit_rate's denominator): runs of word characters and marks,
+    by the compiled table where built (characters past U+FFFF go to the pattern) and by the pattern."""
+    from noisecraft.text_units import word_pattern
+
+    assert stats._word_count.__wrapped__(text) == len(word_pattern().findall(text))
+
