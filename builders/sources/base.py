@@ -56,7 +56,7 @@ class SourceInfo:
 class ArrowRows(Sequence[dict[str, Any]]):
     """Rows of a memory-mapped ``datasets.Dataset`` read on demand, each given its stable ``id``.
 
-    A build slices it batch by batch, so a Hub split is never held as Python objects all at once.
+    A build reads it slice by slice (:meth:`__iter__`), so a Hub split is never held as Python objects all at once.
     """
 
     def __init__(self, dataset: datasets.Dataset, row_id: Callable[[dict[str, Any], int], str]) -> None:
@@ -101,10 +101,10 @@ class FileRows(Iterable[dict[str, Any]]):
     is one JSON document, parsed whole; a TSV or WikiANN file holds one line). Each row is checked when it is
     read, so an error names the file and the row's line or place, as a whole-file read did.
 
-    ``read()`` gives the rows afresh from the file's start (a generator, or a list). The first row is read when this object
-    is made, so a file that is wrong from its start (missing, a wrong header, no rows) is an error when the source
-    is loaded; every later iteration (a model's first pass over the split's inputs, then the batches) reads the
-    file again. There is no ``len``: counting would read the file; ``list(rows)`` holds every row."""
+    ``read()`` gives the rows afresh from the file's start (a generator, or a list). The first row is read when
+    this object is made, so a file that is wrong from its start (missing, a wrong header, no rows) is an error when
+    the source is loaded; every later iteration (a model's first pass over the split's inputs, then the batches)
+    reads the file again. There is no ``len``: counting would read the file; ``list(rows)`` holds every row."""
 
     def __init__(self, read: Callable[[], Iterable[dict[str, Any]]]) -> None:
         self._read = read
