@@ -11,6 +11,8 @@ import inspect
 
 import pyarrow.parquet as pq
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from recording_model import SEEN, Recorder
 
 import noisecraft as nc
@@ -108,3 +110,12 @@ def test_a_model_based_step_after_the_first_is_prepared_with_the_previous_output
     assert [n.text for n in out] == [t + "!" for t in applied.texts] and [n.columns for n in out] == [
         {"seen_label": 1}, {"seen_label": 0}]
 
+
+
+@given(st.lists(st.one_of(st.text(), st.text(alphabet=st.characters(min_codepoint=0xD700, max_codepoint=0xE000)),
+                          st.integers(), st.none()), max_size=6))
+def test_all_plain_texts_is_text_problem_for_every_value(values):
+    # model(texts, ...) checks all texts in one C pass and goes row by row only when that pass finds a problem.
+    from noisecraft.noise_models.record import all_plain_texts, text_problem
+
+    assert all_plain_texts(values) == all(text_problem(value) is None for value in values)

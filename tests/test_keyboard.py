@@ -353,3 +353,32 @@ def test_v2_token_fast_path_is_the_per_word_loop(pieces, seed, rate, lang, prote
     loop = noise_each_word(texts, example_rngs(seed, "k", "d", ids, "f"), protected, rate, typo, "keyboard",
                            lang=lang, unit="whitespace")
     assert fast == loop
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(TEXTS, SPACES), min_size=0, max_size=8), st.integers(min_value=0, max_value=2**32),
+       st.sampled_from([0.25, 0.9, 1.0]), st.sampled_from(["en", "vi", "es"]), st.booleans())
+def test_v2_token_loop_in_c_is_the_python_loop(pieces, seed, rate, lang, protect):
+    # With noisecraft._twister built, typo_each_token runs in C on its generators: the same records as in Python.
+    import pytest
+
+    import noisecraft.noise_models.keyboard as keyboard
+    from noisecraft.edits import Edit, Noised
+    from noisecraft.seeding import example_rngs
+
+    if keyboard._typo_tokens is None:
+        pytest.skip("noisecraft._twister is not built")
+    text = "".join(word + space for word, space in pieces)
+    texts = [text, text.strip(), " ".join(text.split()), "", "  "]
+    protected = [[(1, 4), (9, 12)] if protect else [] for _ in texts] if protect else None
+    runtime = _v2(lang, rate=rate).runtime()
+    ids = ["a", "b", "c", "d", "e"]
+    fast = keyboard.typo_each_token(texts, example_rngs(seed, "k", "d", ids, "f"), protected, rate, runtime)
+    compiled = keyboard._typo_tokens
+    try:
+        keyboard._typo_tokens = None
+        slow = keyboard.typo_each_token(texts, example_rngs(seed, "k", "d", ids, "f"), protected, rate, runtime)
+    finally:
+        keyboard._typo_tokens = compiled
+    assert fast == slow
+    assert all(type(noised) is Noised and all(type(edit) is Edit for edit in noised.edits) for noised in fast)

@@ -96,6 +96,36 @@ def test_model_outputs_come_from_ray_data_actors_into_the_cache_a_local_rebuild_
     assert _files(tmp_path / "again") == _files(tmp_path / "local")
 
 
+def test_translation_runs_on_ray_data_actors_into_the_cache_a_local_rebuild_reads(ray_cluster, tmp_path, monkeypatch):
+    from noisecraft.runtime.seq2seq import Seq2SeqGenerator
+
+    from tiny_models import tiny_model
+
+    # the budget makes 6 batches of the demo's questions and 4 of their German, each one chunk on an actor
+    spec = (f"translation(forward_model={tiny_model('marian-en-de')},backward_model={tiny_model('marian-de-en')},"
+            "max_new_tokens=12,token_budget=1600)")
+    options = dict(noise=spec, progress=False)
+    monkeypatch.setenv("NOISECRAFT_CACHE", str(tmp_path / "cache-local"))
+    nc.build("demo", out=tmp_path / "local", **options)
+    monkeypatch.setenv("NOISECRAFT_CACHE", str(tmp_path / "cache-ray"))
+    # the driver forms the batches with the tokenizer alone; the weights load only in the actors' processes
+    monkeypatch.setattr(Seq2SeqGenerator, "_model", lambda *a, **k: pytest.fail("the driver loaded the model"))
+    shipped: list[int] = []
+    map_chunks = RayExecutor.map_chunks
+
+    def counted(executor, function, chunks):
+        shipped.append(len(chunks))
+        yield from map_chunks(executor, function, chunks)
+
+    monkeypatch.setattr(RayExecutor, "map_chunks", counted)
+    nc.build("demo", out=tmp_path / "ray", engine="ray", **options)
+    assert _files(tmp_path / "local") == _files(tmp_path / "ray")
+    assert len(shipped) == 2 and min(shipped) > 1  # forward and backward, each in several batches
+    monkeypatch.setattr(Seq2SeqGenerator, "_compute", lambda *a, **k: pytest.fail("the local rebuild computed"))
+    nc.build("demo", out=tmp_path / "again", **options)  # local, served from the cache the Ray run wrote
+    assert _files(tmp_path / "again") == _files(tmp_path / "local")
+
+
 def test_a_killed_worker_is_retried_and_results_stay_in_order(ray_cluster, tmp_path):
     marker = tmp_path / "killed-once"
 

@@ -97,3 +97,52 @@ def test_batch_seeding_with_and_without_the_extension_is_the_same(monkeypatch):
     plain = seeding.example_rngs(5, "keyboard@2", "d", ids, "question")
     for a, b in zip(fast, plain, strict=True):
         assert [a.random() for _ in range(400)] == [b.random() for _ in range(400)]
+
+
+def _mixed_draws(rng, plan):
+    """Draws from ``rng`` by ``plan``: ('r', count) that many random(), ('c', items) one choice."""
+    out = []
+    for step in plan:
+        if step[0] == "r":
+            out += [rng.random() for _ in range(step[1])]
+        else:
+            out.append(rng.choice(step[1]))
+    return out
+
+
+PLANS = st.lists(st.one_of(st.tuples(st.just("r"), st.integers(min_value=0, max_value=60)),
+                           st.tuples(st.just("c"), st.sampled_from([(1, 2, 3), ["a", "b"], "xyz", range(7), ("z",)]))),
+                 max_size=40)
+
+
+@given(st.integers(min_value=0, max_value=2**64), st.lists(st.text(max_size=8), min_size=1, max_size=9), PLANS)
+def test_extension_choice_and_buffered_draws_are_the_python_ones(seed, example_ids, plan):
+    # SeededRng does choice in C, and serves the first 48 draws from a buffer before seeding a full
+    # state again: every mix of calls must draw exactly what the pure-Python ExampleRng of the same seed draws.
+    import pytest
+
+    import noisecraft.seeding as seeding
+
+    if seeding._twisters is None:
+        pytest.skip("noisecraft._twister is not built")
+    fast = seeding.example_rngs(seed, "keyboard@2", "d", example_ids, "question")
+    for example_id, rng in zip(example_ids, fast, strict=True):
+        assert isinstance(rng, seeding.SeededRng)
+        plain = example_rng(seed, "keyboard@2", "d", example_id, "question")
+        assert _mixed_draws(rng, plan) == _mixed_draws(plain, plan)
+        assert [rng.random() for _ in range(60)] == [plain.random() for _ in range(60)]
+
+
+def test_extension_generators_refuse_bad_arguments():
+    import pytest
+
+    twister = pytest.importorskip("noisecraft._twister")
+    made = twister.twisters([b"\x01\x02\x03\x04" * 4])[0]
+    with pytest.raises(TypeError):
+        made.choice(5)
+    with pytest.raises(IndexError):
+        made.choice(())
+    with pytest.raises(TypeError, match="Twister or a subclass"):
+        twister.twisters([b"\x01"], int)
+    with pytest.raises(TypeError, match="cannot create"):
+        twister.Twister()

@@ -27,7 +27,7 @@ from typing import Any, ClassVar, Literal
 
 from noisecraft.edits import Noised, Span, compose, remap_span
 from noisecraft.errors import ConfigError, InputError
-from noisecraft.noise_models.record import Join, NoiseInput, PairText, check_seed, text_problem
+from noisecraft.noise_models.record import Join, NoiseInput, PairText, all_plain_texts, check_seed, text_problem
 from noisecraft.params import ParamSpec, file_digest, schema
 from noisecraft.seeding import ExampleRng, example_rngs, params_digest
 
@@ -279,10 +279,12 @@ class NoiseModel:
         """
         if isinstance(texts, str):
             raise ConfigError("pass a list of texts, not one string")
-        keys = [str(i) for i in range(len(texts))] if ids is None else [str(i) for i in ids]
+        keys = list(map(str, range(len(texts)) if ids is None else ids))
         if len(keys) != len(texts):
             raise ConfigError(f"{len(keys)} ids for {len(texts)} texts")
         seed = check_seed(seed)
+        if all_plain_texts(texts):  # the common case, checked in C; otherwise row by row, to name a bad one
+            return run_steps(self, list(texts), seed, keys, field, protected, labels)
         pairs = [t if isinstance(t, PairText) else None for t in texts]
         plain = [t.text if isinstance(t, PairText) else t for t in texts]
         for key, text in zip(keys, plain):
@@ -338,11 +340,11 @@ def _walk(model: NoiseModel, texts: Sequence[Any], seed: int, ids: Sequence[str]
           protected: Sequence[Sequence[Span]] | None, labels: Sequence[Any] | None,
           pairs: Sequence[PairText | None] | None, *, prepare: bool, progress: bool = False) -> list[Noised]:
     steps = model.steps()
-    ids = [str(i) for i in ids]
+    ids = list(map(str, ids))
     current = list(texts)
-    spans = [list(p) for p in protected] if protected else [[] for _ in current]
+    spans = [list(p) for p in protected] if protected else None
     context = list(pairs) if pairs is not None else None
-    logs: list[tuple] = [() for _ in current]
+    logs: list[tuple] = [()] * len(current)
     failures: list[str | None] = [None] * len(current)
     columns: list[Mapping[str, Any] | None] = [None] * len(current)
     last_model_based = max((i for i, step in enumerate(steps) if step.capabilities.model_based), default=-1)
@@ -365,7 +367,8 @@ def _walk(model: NoiseModel, texts: Sequence[Any], seed: int, ids: Sequence[str]
                 continue
             logs[i] = compose(texts[i], logs[i], noised.edits)
             # spans move with the text; one an edit went through is no longer protected by later steps
-            spans[i] = [moved for s, e in spans[i] if (moved := remap_span(s, e, noised.edits)) is not None]
+            if spans is not None:
+                spans[i] = [moved for s, e in spans[i] if (moved := remap_span(s, e, noised.edits)) is not None]
             current[i] = noised.text
             columns[i] = noised.columns
             pair = context[i] if context is not None else None

@@ -28,7 +28,7 @@ new version beside ``keyboard@1``:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import accumulate, count
 from operator import add
@@ -48,6 +48,12 @@ from noisecraft.noise_models.per_word import noise_each_word
 from noisecraft.params import file_digest, param
 from noisecraft.seeding import ExampleRng
 from noisecraft.text_units import SEGMENTED_LANGUAGES, non_space_pattern, segmentation_note
+
+try:  # typo_each_token's loop in C, for generators of the same extension (built where pip found a C compiler)
+    from noisecraft._twister import Twister as _Twister
+    from noisecraft._twister import typo_tokens as _typo_tokens
+except ImportError:
+    _Twister = _typo_tokens = None
 
 MODES = ("noiseqa", "coles")
 RATE_HELP = "per-word probability of a typo"
@@ -259,42 +265,64 @@ def typo_each_token(texts: Sequence[str], rngs: Sequence[ExampleRng], protected:
                     rate: float, runtime: TypingRuntime) -> list[Noised]:
     """keyboard@2's NoiseQA mode on whitespace tokens, for languages written with spaces: exactly
     :func:`~noisecraft.noise_models.per_word.noise_each_word` with ``unit="whitespace"`` and the typo inlined
-    (the same draws in the same order), but the hot path of the default noise model, so made cheap: tokens
-    come from ``str.split`` (the same tokens as the ``\\S+`` pattern: both split on ``str.isspace``), their
-    offsets from C iterators (a single-spaced text) or the pattern (any other), and records are made with
-    ``tuple.__new__`` (a named tuple's own constructor is a Python function)."""
+    (the same draws in the same order), but the hot path of the default noise model, so made cheap. When every
+    generator is a ``noisecraft._twister`` one (:class:`~noisecraft.seeding.SeededRng`, what builds use where the
+    extension is built), the loop runs in C (``typo_tokens`` in ``builders/_twister.c``, which draws from the
+    generators' state directly); tests/test_keyboard.py checks that both give the same records. In Python:
+
+    * tokens come from ``str.split`` (the same tokens as the ``\\S+`` pattern: both split on ``str.isspace``);
+    * a token's offset is worked out only when it gets a typo (all offsets where spans are protected): from the
+      token lengths in a text whose tokens are single-spaced, from the pattern in any other;
+    * records are made with ``tuple.__new__`` (a named tuple's own constructor is a Python function)."""
+    if _typo_tokens is not None and all(issubclass(kind, _Twister) for kind in set(map(type, rngs))):
+        return _typo_tokens(texts, rngs, protected, rate, runtime.sites, runtime.sites_of, Edit, Noised,
+                            _NOISED_DEFAULTS)
     memo = runtime.sites
     sites_of = runtime.sites_of
-    finditer = non_space_pattern().finditer
     new = tuple.__new__
+    defaults = _NOISED_DEFAULTS
     results: list[Noised] = []
     for index, text in enumerate(texts):
         tokens = text.split()
-        if len(text) == sum(map(len, tokens)) + len(tokens) - 1:  # single-spaced: offsets add up
-            starts: Iterable[int] = map(add, accumulate(map(len, tokens), initial=0), count())
-        else:
-            starts = [m.start() for m in finditer(text)]
-        spans = protected[index] if protected else ()
         random = rngs[index].random if tokens else None
+        spans = protected[index] if protected else ()
+        starts = _token_starts(text, tokens) if spans else None
+        spaced: bool | None = None  # whether the tokens are single-spaced, once a typo needs an offset
         edits: list[Edit] = []
-        for token, start in zip(tokens, starts):
+        pieces: list[str] = []
+        cursor = 0
+        for k, token in enumerate(tokens):
             if random() >= rate:
                 continue
             sites = memo.get(token)
             if sites is None:
                 sites = sites_of(token)
-            if not sites or spans and any(start < e and s < start + len(token) for s, e in spans):
+            if not sites:
+                continue
+            if starts is not None:
+                start = starts[k]
+            elif spaced is None and not (spaced := len(text) == sum(map(len, tokens)) + len(tokens) - 1):
+                starts = _token_starts(text, tokens)
+                start = starts[k]
+            else:
+                start = sum(map(len, tokens[:k])) + k
+            if spans and any(start < e and s < start + len(token) for s, e in spans):
                 continue
             i, j, candidates = sites[int(random() * len(sites))]
-            edits.append(new(Edit, (start + i, start + j, token[i:j], candidates[int(random() * len(candidates))],
-                                    "keyboard")))
-        if not edits:
-            results.append(new(Noised, (text, (), *_NOISED_DEFAULTS)))
-            continue
-        pieces, cursor = [], 0
-        for edit in edits:
-            pieces += (text[cursor : edit.start], edit.replacement)
-            cursor = edit.end
-        pieces.append(text[cursor:])
-        results.append(new(Noised, ("".join(pieces), tuple(edits), *_NOISED_DEFAULTS)))
+            replacement = candidates[int(random() * len(candidates))]
+            edits.append(new(Edit, (start + i, start + j, token[i:j], replacement, "keyboard")))
+            pieces += (text[cursor : start + i], replacement)
+            cursor = start + j
+        if edits:
+            pieces.append(text[cursor:])
+            results.append(new(Noised, ("".join(pieces), tuple(edits), *defaults)))
+        else:
+            results.append(new(Noised, (text, (), *defaults)))
     return results
+
+
+def _token_starts(text: str, tokens: list[str]) -> list[int]:
+    """Where each whitespace token of ``text`` starts (``tokens`` is ``text.split()``)."""
+    if len(text) == sum(map(len, tokens)) + len(tokens) - 1:  # single-spaced: offsets add up
+        return list(map(add, accumulate(map(len, tokens), initial=0), count()))
+    return [m.start() for m in non_space_pattern().finditer(text)]

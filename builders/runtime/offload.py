@@ -34,3 +34,9 @@ def running_chunks_with(runner: ChunkRunner | None) -> Iterator[None]:
 def chunk_runner() -> ChunkRunner | None:
     """The runner set by the enclosing :func:`running_chunks_with`, if any."""
     return _RUNNER.get()
+
+
+def run_here(function: Callable[[list[Any]], list[Any]], chunks: Sequence[list[Any]]) -> Iterator[tuple[int, list[Any]]]:
+    """The chunk runner of a local run: every chunk in this process, in order."""
+    for k, chunk in enumerate(chunks):
+        yield k, function(chunk)

@@ -7,18 +7,24 @@ length-bucketed batches under a token budget (sorted by length, ties broken by a
 stores each finished batch, and returns outputs in input order. Decoding is greedy or beam search,
 never sampling, under ``torch.inference_mode``; weights load on the first cache miss, so a fully
 cached rebuild never touches torch.
+
+The batches are formed where the cache is (lengths come from the tokenizer alone) and each is translated by
+:meth:`~Seq2SeqGenerator.translate`, in this process or, in a Ray build's ``prepare`` pass, on a model actor
+(:mod:`~noisecraft.runtime.offload`) that loads the weights once: the same batches give the same outputs.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
-from noisecraft.runtime.batching import run_batched, stable_key
+from noisecraft.runtime.batching import length_batches, stable_key
 from noisecraft.runtime.cache import CurrentCache, ResultCache, cached_map
 from noisecraft.runtime.device import Placement
 from noisecraft.runtime.loading import ModelRef, library_versions, load_pretrained
+from noisecraft.runtime.offload import chunk_runner, run_here
 
 
 @dataclass(frozen=True)
@@ -63,50 +69,88 @@ class Seq2SeqGenerator:
 
     def _compute(self, texts: list[str], store: Callable[[list[Any], Sequence[Any]], None], desc: str,
                  progress: bool) -> list[str | None]:
-        from noisecraft.extras import require
+        """Outputs of texts the cache lacks: cut into length-bucketed batches here (tokenizer only, no weights), each
+        batch translated here or, in a Ray build's ``prepare`` pass, by a model actor (the chunk runner of
+        :mod:`~noisecraft.runtime.offload`); either way the same batches, so the same outputs. Every finished batch
+        is stored here, the cache's one writer."""
+        from tqdm.auto import tqdm
 
-        require("transformers", self.extra)
-        require("sentencepiece", self.extra)
-        import torch
-        from transformers import AutoModelForSeq2SeqLM, AutoTokenizer
-
-        tokenizer = load_pretrained(AutoTokenizer, self.ref)
-        model = load_pretrained(AutoModelForSeq2SeqLM, self.ref, self.placement)
-        model.generation_config.max_length = None  # max_new_tokens bounds the output (opus-mt configs say 512)
-        if self.decode.source_code:
-            tokenizer.src_lang = self.decode.source_code
-        options: dict[str, Any] = {"num_beams": self.decode.num_beams, "max_new_tokens": self.decode.max_new_tokens,
-                                   "do_sample": False}
-        if self.decode.target_code:
-            options["forced_bos_token_id"] = language_token_id(tokenizer, self.decode.target_code, self.ref.name)
+        tokenizer = self._tokenizer()
         lengths = [len(ids) for ids in tokenizer(texts, add_special_tokens=True)["input_ids"]]
-        limit = input_limit(tokenizer, model)
+        limit = input_limit(tokenizer, self._config())
         fits = [i for i, n in enumerate(lengths) if n <= limit]
-
-        def run(batch: list[str]) -> list[str]:
-            encoded = tokenizer(batch, return_tensors="pt", padding=True).to(self.placement.device)
-            with torch.inference_mode():
-                output = model.generate(**encoded, **options)
-            return [" ".join(text.split()) for text in tokenizer.batch_decode(output, skip_special_tokens=True)]
-
         # a text longer than the model's input is never truncated in silence: its output is None
         outputs: list[str | None] = [None] * len(texts)
         too_long = [texts[i] for i, n in enumerate(lengths) if n > limit]
         if too_long:
             store(too_long, [None] * len(too_long))
         # the budget counts source tokens x beams: memory in generation grows with both
-        done = run_batched([texts[i] for i in fits], [lengths[i] for i in fits], run,
-                           token_budget=max(1, self.token_budget // self.decode.num_beams), max_batch=self.max_batch,
-                           keys=[stable_key(texts[i]) for i in fits], desc=desc, unit="sent", progress=progress,
-                           on_batch=lambda idx, out: store([texts[fits[i]] for i in idx], out))
-        for i, text in zip(fits, done):
-            outputs[i] = text
+        batches = [[fits[i] for i in batch] for batch in
+                   length_batches([lengths[i] for i in fits], max(1, self.token_budget // self.decode.num_beams),
+                                  self.max_batch, [stable_key(texts[i]) for i in fits])]
+        chunks = [[texts[i] for i in batch] for batch in batches]
+        runner = chunk_runner() or run_here
+        with tqdm(total=len(fits), desc=desc, unit="sent", disable=not progress or not fits, leave=False) as bar:
+            for k, done in runner(partial(_translate_chunk, self), chunks):
+                if len(done) != len(chunks[k]):
+                    raise RuntimeError(f"{desc}: {len(done)} outputs for a batch of {len(chunks[k])} texts")
+                store(chunks[k], done)
+                for i, text in zip(batches[k], done):
+                    outputs[i] = text
+                bar.update(len(done))  # counts finished batches (in sentences, for sentences/s)
         return outputs
 
+    def _tokenizer(self) -> Any:
+        """The tokenizer (once per process), set to the source language of a multilingual model."""
+        from noisecraft.extras import require
 
-def input_limit(tokenizer: Any, model: Any) -> int:
-    """The longest input (in tokens) the model takes: its position table, or the tokenizer's limit."""
-    positions = getattr(model.config, "max_position_embeddings", None) or 10**9
+        require("transformers", self.extra)
+        require("sentencepiece", self.extra)
+        from transformers import AutoTokenizer
+
+        tokenizer = load_pretrained(AutoTokenizer, self.ref)
+        if self.decode.source_code:
+            tokenizer.src_lang = self.decode.source_code
+        return tokenizer
+
+    def _config(self) -> Any:
+        """The model's configuration (its input limit), read without loading the weights."""
+        from transformers import AutoConfig
+
+        return load_pretrained(AutoConfig, self.ref)
+
+    def _model(self) -> Any:
+        """The weights on the placement (once per process, by :func:`load_pretrained`)."""
+        from transformers import AutoModelForSeq2SeqLM
+
+        model = load_pretrained(AutoModelForSeq2SeqLM, self.ref, self.placement)
+        model.generation_config.max_length = None  # max_new_tokens bounds the output (opus-mt configs say 512)
+        return model
+
+    def translate(self, batch: list[str]) -> list[str]:
+        """One batch through the model (padded together, so the batch decides the shapes): the outputs in order."""
+        import torch
+
+        tokenizer, model = self._tokenizer(), self._model()
+        options: dict[str, Any] = {"num_beams": self.decode.num_beams, "max_new_tokens": self.decode.max_new_tokens,
+                                   "do_sample": False}
+        if self.decode.target_code:
+            options["forced_bos_token_id"] = language_token_id(tokenizer, self.decode.target_code, self.ref.name)
+        encoded = tokenizer(batch, return_tensors="pt", padding=True).to(self.placement.device)
+        with torch.inference_mode():
+            output = model.generate(**encoded, **options)
+        return [" ".join(text.split()) for text in tokenizer.batch_decode(output, skip_special_tokens=True)]
+
+
+def _translate_chunk(generator: Seq2SeqGenerator, batch: list[str]) -> list[str]:
+    """One batch, where a chunk runner sends it (a model actor loads tokenizer and weights once per process)."""
+    return generator.translate(batch)
+
+
+def input_limit(tokenizer: Any, config: Any) -> int:
+    """The longest input (in tokens) the model takes: its position table (from its configuration), or the
+    tokenizer's limit."""
+    positions = getattr(config, "max_position_embeddings", None) or 10**9
     declared = getattr(tokenizer, "model_max_length", None) or 10**9
     return int(min(positions, declared if declared < 10**6 else 10**9))
 
