@@ -289,7 +289,9 @@ def main() -> None:
     print(format_table(("impl", "rows", "fields", "num_proc", "seconds", "cli s", "cpu s", "others", "rows/s", "main MB",
                         "workers MB", "all MB", "tree RSS MB", "tree PSS MB", "shards", "speedup"), table_rows(runs)))
     print("\nprevious (issue 22, before one forked pool): 88k rows with contexts at --num-proc 2 peaked at 1,153 MB over "
-          "all processes (618 MB with one process); questions only, --num-proc 2 was 0.83x at 10k rows and 1.43x at 100k")
+          "all processes (618 MB with one process); questions only, --num-proc 2 was 0.83x at 10k rows and 1.43x at 100k"
+          "\nprevious (one forked pool, before streamed sources): 88k rows with contexts at --num-proc 2, tree RSS 995 MB "
+          "(PSS 686); 100k questions, --num-proc 2 1.44x on the idle machine (22.9 s -> 15.9 s)")
     for r in runs:
         if "error" in r:
             print(f"\n{r['impl']} {r['rows']:,} rows num_proc {r['num_proc']}: {r['error']}")

@@ -8,8 +8,9 @@ ordered and processed anywhere and the concatenated output is the same.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import islice
 from typing import Any
 
 from noisecraft.edits import Edit, Noised, Span, remap_span
@@ -19,6 +20,8 @@ from noisecraft.noise_models.base import NoiseModel, PairText, prepare_steps, ru
 from noisecraft.noise_models.record import check_seed, text_problem
 
 TOKEN_SEPARATOR = " "
+#: Rows :func:`prepare_field` reads at a time.
+PREPARE_SLICE = 1000
 
 
 @dataclass(frozen=True)
@@ -193,12 +196,24 @@ def field_inputs(job: NoiseJob, rows: Sequence[dict[str, Any]], name: str) -> Fi
     return FieldInputs(texts, protected, class_labels, pairs)
 
 
-def prepare_field(job: NoiseJob, rows: Sequence[dict[str, Any]], name: str, progress: bool = True) -> None:
+def prepare_field(job: NoiseJob, rows: Iterable[dict[str, Any]], name: str, progress: bool = True) -> None:
     """Hand a model-based model (every model-based step of a chain) all inputs of field ``name`` of the split
-    before the batches run (see :class:`~noisecraft.noise_models.base.Capabilities`)."""
-    inputs = field_inputs(job, rows, name)
-    prepare_steps(job.model, inputs.texts, job.seed, [str(row["id"]) for row in rows], name, inputs.protected,
-                  inputs.labels, inputs.pairs, progress)
+    before the batches run (see :class:`~noisecraft.noise_models.base.Capabilities`). ``rows`` is read once, in
+    slices of :data:`PREPARE_SLICE` (a streamed local file is read one more time for it): only the field's inputs
+    of the split are held, not its rows."""
+    whole = field_inputs(job, [], name)  # empty, shaped as every slice's inputs are
+    ids: list[str] = []
+    stream = iter(rows)
+    while batch := list(islice(stream, PREPARE_SLICE)):
+        inputs = field_inputs(job, batch, name)
+        whole.texts.extend(inputs.texts)
+        whole.protected.extend(inputs.protected)
+        if whole.labels is not None and inputs.labels is not None:
+            whole.labels.extend(inputs.labels)
+        if whole.pairs is not None and inputs.pairs is not None:
+            whole.pairs.extend(inputs.pairs)
+        ids.extend(str(row["id"]) for row in batch)
+    prepare_steps(job.model, whole.texts, job.seed, ids, name, whole.protected, whole.labels, whole.pairs, progress)
 
 
 def _noise_field(model: NoiseModel, inputs: FieldInputs, seed: int, ids: list[str], name: str) -> list[Noised]:

@@ -16,8 +16,9 @@ import re
 import shlex
 import warnings
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence, Sized
 from dataclasses import dataclass, field
+from itertools import chain, islice
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +31,7 @@ from noisecraft.noising import NoiseJob, check_text_fields, perturb_rows, prepar
 from noisecraft.repo import DatasetRepo, check_name, valid_config_name
 from noisecraft.runtime.loading import file_sha256, folder_digest
 from noisecraft.runtime.offload import running_chunks_with
-from noisecraft.sources.base import SourceData
+from noisecraft.sources.base import SourceData, row_batches
 from noisecraft.sources.registry import load_source
 from noisecraft.stats import ConfigStats
 from noisecraft.version import DEFAULT_DATASET_VERSION
@@ -194,9 +195,12 @@ def process_batch(job: NoiseJob, features: Any, origin: str, start: int, rows: S
     return BatchResult(table, stats, examples, digests)
 
 
-def _batches(rows: Sequence[dict[str, Any]], batch_size: int) -> Iterator[tuple[int, Sequence[dict[str, Any]]]]:
-    for start in range(0, len(rows), batch_size):
-        yield start, rows[start : start + batch_size]
+def _numbered(rows: Iterable[dict[str, Any]], batch_size: int) -> Iterator[tuple[int, list[dict[str, Any]]]]:
+    """``(start, rows)`` of each batch: its rows and the position of its first row in the split."""
+    start = 0
+    for batch in row_batches(rows, batch_size):
+        yield start, batch
+        start += len(batch)
 
 
 def _process_item(item: tuple[NoiseJob, Any, str, int, Sequence[dict[str, Any]]]) -> BatchResult:
@@ -206,22 +210,25 @@ def _process_item(item: tuple[NoiseJob, Any, str, int, Sequence[dict[str, Any]]]
 
 def run_batches(job: NoiseJob, data: SourceData, features: Any, num_proc: int, batch_size: int,
                 progress: bool = True, desc: str = "", pool: Executor | None = None) -> Iterator[BatchResult]:
-    """Results of every batch, in source order; with more than one batch they run on the build's executor
-    (``pool``: a :class:`~noisecraft.workers.WorkerPool` of ``num_proc`` processes, made for this call when not
-    given, or a :class:`~noisecraft.executors.RayExecutor`), a bounded window of batches in flight (memory stays
-    bounded by the batch)."""
+    """Results of every batch, in source order. The rows are read as the batches are handed out (a local file is
+    streamed: its reading overlaps the workers' noise). When the split has a second batch they run on the build's
+    executor (``pool``: a :class:`~noisecraft.workers.WorkerPool` of ``num_proc`` processes, made for this call
+    when not given, or a :class:`~noisecraft.executors.RayExecutor`), a bounded window of batches in flight
+    (memory stays bounded by the batch)."""
     from tqdm.auto import tqdm
 
-    several = len(data.rows) > batch_size
-    parallel = several and (pool.parallel if pool is not None else num_proc > 1)
+    batches = _numbered(data.rows, batch_size)
+    head = list(islice(batches, 2))  # one batch runs here; a second one is worth the workers
+    parallel = len(head) > 1 and (pool.parallel if pool is not None else num_proc > 1)
     workers: Executor = pool if parallel and pool is not None else WorkerPool(num_proc if parallel else 1)
     if parallel:
         workers.start()  # before the progress bar's monitor thread: then the workers can be forked
     seen: set[str] = set()
-    bar = tqdm(total=len(data.rows), desc=desc, unit="row", disable=not progress, leave=False)
+    total = len(data.rows) if isinstance(data.rows, Sized) else None  # a streamed file is not counted ahead
+    bar = tqdm(total=total, desc=desc, unit="row", disable=not progress, leave=False)
 
     def items() -> Iterator[tuple[NoiseJob, Any, str, int, Sequence[dict[str, Any]]]]:
-        for start, rows in _batches(data.rows, batch_size):
+        for start, rows in chain(head, batches):
             for offset, row in enumerate(rows):
                 if row["id"] in seen:
                     raise InputError(data.origin, f"duplicate id {row['id']!r}: every row needs its own random stream",

@@ -126,6 +126,27 @@ def test_translation_runs_on_ray_data_actors_into_the_cache_a_local_rebuild_read
     assert _files(tmp_path / "again") == _files(tmp_path / "local")
 
 
+def test_whisper_recognises_on_ray_data_actors_into_the_cache_a_local_rebuild_reads(ray_cluster, tmp_path,
+                                                                                   monkeypatch):
+    from noisecraft.noise_models.speech import SpeechRuntime
+    from noisecraft.runtime.whisper import TransformersWhisperRecogniser
+
+    from tiny_models import tiny_model
+
+    # espeak speaks the demo's questions here; batches of 8 clips go to the actors running the tiny Whisper
+    options = dict(noise=f"asr(tts=espeak,asr=hf-whisper,asr_model={tiny_model('whisper-hf')},batch_size=8)",
+                   progress=False)
+    monkeypatch.setenv("NOISECRAFT_CACHE", str(tmp_path / "cache-local"))
+    nc.build("demo", out=tmp_path / "local", **options)
+    monkeypatch.setenv("NOISECRAFT_CACHE", str(tmp_path / "cache-ray"))
+    monkeypatch.setattr(TransformersWhisperRecogniser, "recognise", lambda *a: pytest.fail("the driver recognised"))
+    nc.build("demo", out=tmp_path / "ray", engine="ray", **options)
+    assert _files(tmp_path / "local") == _files(tmp_path / "ray")
+    monkeypatch.setattr(SpeechRuntime, "_recognise", lambda *a: pytest.fail("the local rebuild recognised"))
+    nc.build("demo", out=tmp_path / "again", **options)  # local, served from the cache the Ray run wrote
+    assert _files(tmp_path / "again") == _files(tmp_path / "local")
+
+
 def test_a_killed_worker_is_retried_and_results_stay_in_order(ray_cluster, tmp_path):
     marker = tmp_path / "killed-once"
 

@@ -298,7 +298,7 @@ def test_every_xquad_language_pairs_every_english_id(lang):
     from noisecraft.sources.join import joined_texts
     from noisecraft.sources.registry import load_source
 
-    english = load_source("xquad", "en", "validation", corpus("xquad/xquad.en.json")).rows
+    english = list(load_source("xquad", "en", "validation", corpus("xquad/xquad.en.json")).rows)
     model = nc.noise("natural-translation", from_lang=lang, data_file=str(corpus(f"xquad/xquad.{lang}.json")),
                      model=str(tiny_model("marian-de-en")))
     questions = joined_texts(model.join(), [row["id"] for row in english])

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -42,9 +43,10 @@ from noisecraft.noise_models.speech_tts import (
     Synthesiser,
 )
 from noisecraft.params import param
-from noisecraft.runtime import CurrentCache, ResultCache, cached_map, run_batched
-from noisecraft.runtime.batching import stable_key
+from noisecraft.runtime import CurrentCache, ResultCache, cached_map
+from noisecraft.runtime.batching import length_batches, stable_key
 from noisecraft.runtime.device import DEVICES, DTYPES
+from noisecraft.runtime.offload import chunk_runner, run_here
 from noisecraft.runtime.whisper import OpenAIWhisperRecogniser, TransformersWhisperRecogniser
 
 TTS_ENGINES = ("gtts", "espeak")
@@ -93,16 +95,33 @@ class SpeechRuntime:
         return [known[text] for text in texts]
 
     def _recognise(self, texts: list[str], store: Callable[[list[Any], Sequence[Any]], None], progress: bool) -> list[str]:
-        """Transcripts of texts no cache holds, in batches of similar length (stored batch by batch)."""
-        recogniser = self.recogniser
+        """Transcripts of texts no cache holds, in batches of similar length, each stored here as it finishes. In a
+        Ray build's ``prepare`` pass every clip is synthesised here first (into the audio cache) and each batch is
+        recognised by a model actor (:mod:`noisecraft.runtime.offload`): the same batches, so the same transcripts."""
+        from tqdm.auto import tqdm
 
-        def batch(chunk: list[str]) -> list[str]:
-            return recogniser.recognise(self.audio(chunk))
+        batches = length_batches([len(t) for t in texts], _BATCH_CHARACTERS, self.recogniser.batch_size,
+                                 [stable_key(t) for t in texts])
+        chunks = [[texts[i] for i in batch] for batch in batches]
+        runner = chunk_runner()
+        if runner is None:
+            runner = run_here
+        else:
+            for chunk in chunks:  # the audio cache then holds every clip the actors read (one batch in memory)
+                self.audio(chunk)
+        results: list[str] = [""] * len(texts)
+        with tqdm(total=len(texts), desc="speech", unit="text", disable=not progress or not texts, leave=False) as bar:
+            for k, done in runner(partial(_recognise_chunk, self), chunks):
+                if len(done) != len(chunks[k]):
+                    raise RuntimeError(f"speech: {len(done)} transcripts for a batch of {len(chunks[k])} clips")
+                store(chunks[k], done)
+                for i, text in zip(batches[k], done):
+                    results[i] = text
+                bar.update(len(done))
+        return results
 
-        return run_batched(texts, [len(t) for t in texts], batch, token_budget=_BATCH_CHARACTERS,
-                           max_batch=recogniser.batch_size, keys=[stable_key(t) for t in texts], desc="speech",
-                           unit="text", progress=progress,
-                           on_batch=lambda indices, out: store([texts[i] for i in indices], out))
+    def __getstate__(self) -> dict[str, Any]:  # sent to model actors: the transcripts read here stay here
+        return {**self.__dict__, "_memo": {}}
 
     def audio(self, texts: list[str]) -> list[Any]:
         """16 kHz clips of ``texts``, synthesised only when the audio cache does not hold them."""
@@ -114,6 +133,11 @@ class SpeechRuntime:
             return encoded
 
         return [decode_pcm(value) for value in cached_map(self.caches().audio, texts, compute)]
+
+
+def _recognise_chunk(runtime: SpeechRuntime, texts: list[str]) -> list[str]:
+    """One batch's transcripts, where a chunk runner sends it (a model actor loads the recogniser once)."""
+    return runtime.recogniser.recognise(runtime.audio(texts))
 
 
 @dataclass(frozen=True)

@@ -90,6 +90,9 @@ class PocketsphinxRecogniser:
                 "dict": "cmudict-en-us (bundled)" + (", cut down to the LM's words" if self.lm else ""),
                 "lang": self.lang, "decode": {"samprate": SAMPLE_RATE, "full_utt": True}}
 
+    def __getstate__(self) -> dict[str, Any]:  # a decoder cannot be pickled: a model actor makes its own
+        return {**self.__dict__, "_decoder": None}
+
     def _decoder_for(self) -> Any:
         if self._decoder is None:
             from pocketsphinx import Decoder

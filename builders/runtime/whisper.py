@@ -77,6 +77,9 @@ class OpenAIWhisperRecogniser:
     def provenance(self) -> dict[str, Any]:
         return {**self.fingerprint(), "device": self.placement.kind}
 
+    def __getstate__(self) -> dict[str, Any]:  # sent to model actors without the weights: each loads its own
+        return {**self.__dict__, "_loaded": None}
+
     def _model(self) -> Any:
         if self._loaded is None:
             import whisper
@@ -151,6 +154,9 @@ class TransformersWhisperRecogniser:
 
     def provenance(self) -> dict[str, Any]:
         return {**self.fingerprint(), "device": self.placement.kind}
+
+    def __getstate__(self) -> dict[str, Any]:  # sent to model actors without the weights: each loads its own
+        return {**self.__dict__, "_loaded": None}
 
     def _parts(self) -> tuple[Any, Any]:
         if self._loaded is None:

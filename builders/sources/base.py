@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import csv
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import partial
+from itertools import chain, islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, overload
 
@@ -54,7 +56,7 @@ class SourceInfo:
 class ArrowRows(Sequence[dict[str, Any]]):
     """Rows of a memory-mapped ``datasets.Dataset`` read on demand, each given its stable ``id``.
 
-    A build slices it batch by batch, so a Hub split is never held as Python objects all at once.
+    A build reads it slice by slice (:meth:`__iter__`), so a Hub split is never held as Python objects all at once.
     """
 
     def __init__(self, dataset: datasets.Dataset, row_id: Callable[[dict[str, Any], int], str]) -> None:
@@ -82,12 +84,54 @@ class ArrowRows(Sequence[dict[str, Any]]):
             row["id"] = self.row_id(row, position)
         return rows
 
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        """Every row, read a slice of :data:`ARROW_SLICE` rows at a time (not one Arrow read per row)."""
+        for start in range(0, len(self), ARROW_SLICE):
+            yield from self[start : start + ARROW_SLICE]
+
+
+#: Rows an :class:`ArrowRows` iteration reads from Arrow at once.
+ARROW_SLICE = 1000
+_END = object()
+
+
+class FileRows(Iterable[dict[str, Any]]):
+    """The rows of a local file in its original release format, read as they are asked for: a build streams them
+    batch by batch (memory bounded by the batches in flight, plus what the format itself must hold: a SQuAD file
+    is one JSON document, parsed whole; a TSV or WikiANN file holds one line). Each row is checked when it is
+    read, so an error names the file and the row's line or place, as a whole-file read did.
+
+    ``read()`` gives the rows afresh from the file's start (a generator, or a list). The first row is read when
+    this object is made, so a file that is wrong from its start (missing, a wrong header, no rows) is an error when
+    the source is loaded; every later iteration (a model's first pass over the split's inputs, then the batches)
+    reads the file again. There is no ``len``: counting would read the file; ``list(rows)`` holds every row."""
+
+    def __init__(self, read: Callable[[], Iterable[dict[str, Any]]]) -> None:
+        self._read = read
+        started = iter(read())
+        self._started: tuple[Any, Iterator[dict[str, Any]]] | None = (next(started, _END), started)
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        if self._started is None:
+            return iter(self._read())
+        (first, rest), self._started = self._started, None
+        return iter(()) if first is _END else chain((first,), rest)
+
+
+def row_batches(rows: Iterable[dict[str, Any]], size: int) -> Iterator[list[dict[str, Any]]]:
+    """``rows`` in lists of ``size`` (the last may be shorter), in order, read as the batches are asked for."""
+    stream = iter(rows)
+    while batch := list(islice(stream, size)):
+        yield batch
+
 
 @dataclass
 class SourceData:
     """Loaded rows (each with a stable ``id``) and their ``datasets`` features.
 
-    ``revision``/``commit`` say which Hub revision was asked for and which commit it resolved to
+    ``rows`` is iterable, in source order, any number of times: a list (sources built in memory), an
+    :class:`ArrowRows` (a Hub split, memory-mapped) or a :class:`FileRows` (a local file, streamed; it has no
+    ``len``). ``revision``/``commit`` say which Hub revision was asked for and which commit it resolved to
     (``None`` for local files, whose content is pinned by the rows digest of the manifest).
     """
 
@@ -95,7 +139,7 @@ class SourceData:
     lang: str
     split: str
     origin: str
-    rows: Sequence[dict[str, Any]]
+    rows: Iterable[dict[str, Any]]
     features: datasets.Features
     revision: str | None = None
     commit: str | None = None
@@ -112,8 +156,10 @@ class SourceAdapter:
         """The Hub features, plus the stable string ``id``."""
         raise NotImplementedError
 
-    def read_file(self, path: Path, lang: str, split: str) -> list[dict[str, Any]]:
-        """Rows of a local file in the original release format (each with ``id``), checked.
+    def read_file(self, path: Path, lang: str, split: str) -> Iterable[dict[str, Any]]:
+        """Rows of a local file in the original release format (each with ``id``), checked, in file order: a
+        generator for the formats that can be read as a stream (see :class:`FileRows`), called again for every
+        pass over the rows.
 
         ``split`` is the split the file stands for: a labelled split must have its labels (only a
         test split may come without), so a missing or renamed label column is an error, not -1s.
@@ -138,7 +184,7 @@ class SourceAdapter:
                 raise ConfigError("revision= / --revision pins a Hub dataset; it does not apply to a local data file")
             if not data_file.is_file():
                 raise ConfigError(f"data file {data_file} does not exist or is not a file")
-            rows = self.read_file(data_file, lang, split)
+            rows = FileRows(partial(self.read_file, data_file, lang, split))
             return SourceData(self.info, lang, split, str(data_file), rows, self.features())
         # through noisecraft.hub: an unreachable Hub is a clear error in about a second, not ~25 s of retries;
         # the commit is None when the Hub cannot be asked (the manifest then relies on its rows digest)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -115,9 +116,9 @@ def _has_labels(path: Path, header: list[str], spec: GlueTask, split: str) -> bo
     return labelled
 
 
-def parse_glue_tsv(task: str, path: Path, split: str | None = None) -> list[dict[str, Any]]:
-    """Rows of an original GLUE TSV for ``split`` (default: the task's). Only a test split may be
-    unlabelled; its rows get label -1, as on the Hub. Rows are read by :func:`tsv_records` (csv, tab,
+def glue_rows(task: str, path: Path, split: str | None = None) -> Iterator[dict[str, Any]]:
+    """Rows of an original GLUE TSV for ``split`` (default: the task's), streamed in file order. Only a test split
+    may be unlabelled; its rows get label -1, as on the Hub. Rows are read by :func:`tsv_records` (csv, tab,
     no quoting) so a line holds exactly one row, whatever characters its sentences contain."""
     spec = TASKS[task]
     split = split or spec.default_split
@@ -126,23 +127,26 @@ def parse_glue_tsv(task: str, path: Path, split: str | None = None) -> list[dict
     labelled = _has_labels(path, header, spec, split)
     mapping = spec.tsv_columns if labelled else spec.test_tsv_columns
     index_column = spec.tsv_index if spec.tsv_index in header else None
-    rows: list[dict[str, Any]] = []
     first_line: dict[int, int] = {}
     for line, values in records:
         raw = tsv_fields(path, line, header, values)
         row: dict[str, Any] = {column: require_text(path, f"line {line}", tsv_col, raw[tsv_col])
                                for tsv_col, column in mapping.items()}
         row["label"] = _label(path, line, spec, raw[spec.tsv_label]) if labelled else -1  # type: ignore[index]
-        row["idx"] = _index(path, line, index_column, raw[index_column]) if index_column else len(rows)
+        row["idx"] = _index(path, line, index_column, raw[index_column]) if index_column else len(first_line)
         if row["idx"] in first_line:
             raise InputError(path, f"duplicate {index_column} {row['idx']} (first on line {first_line[row['idx']]}): "
                                    "every row needs its own id", f"line {line}")
         first_line[row["idx"]] = line
         row["id"] = str(row["idx"])
-        rows.append(row)
-    if not rows:
+        yield row
+    if not first_line:
         raise InputError(path, "no rows after the header")
-    return rows
+
+
+def parse_glue_tsv(task: str, path: Path, split: str | None = None) -> list[dict[str, Any]]:
+    """Every row of an original GLUE TSV (:func:`glue_rows`), checked."""
+    return list(glue_rows(task, path, split))
 
 
 class GlueAdapter(SourceAdapter):
@@ -155,8 +159,8 @@ class GlueAdapter(SourceAdapter):
     def features(self) -> Any:
         return glue_features(self.task)
 
-    def read_file(self, path: Path, lang: str, split: str) -> list[dict[str, Any]]:
-        return parse_glue_tsv(self.task, path, split)
+    def read_file(self, path: Path, lang: str, split: str) -> Iterator[dict[str, Any]]:
+        return glue_rows(self.task, path, split)
 
     def hub_config(self, lang: str) -> str | None:
         return self.task

@@ -83,17 +83,23 @@ def tagged_sentences(path: Path, lang: str | None = None,
         yield sentence
 
 
-def parse_rahimi(path: Path, lang: str) -> list[dict[str, Any]]:
-    """Rows of a ``lang:token<TAB>tag`` file (:func:`tagged_sentences`), with WikiANN's columns and ids."""
-    rows: list[dict[str, Any]] = []
+def rahimi_rows(path: Path, lang: str) -> Iterator[dict[str, Any]]:
+    """Rows of a ``lang:token<TAB>tag`` file (:func:`tagged_sentences`), with WikiANN's columns and ids, streamed
+    in file order."""
+    count = 0
     for sentence in tagged_sentences(path, lang, TAGS):
         tokens = [token for _, token, _ in sentence]
         tags = [TAGS.index(tag) for _, _, tag in sentence]
-        rows.append({"tokens": tokens, "ner_tags": tags, "langs": [lang] * len(tokens),
-                     "spans": entity_spans(tokens, tags), "id": str(len(rows))})
-    if not rows:
+        yield {"tokens": tokens, "ner_tags": tags, "langs": [lang] * len(tokens),
+               "spans": entity_spans(tokens, tags), "id": str(count)}
+        count += 1
+    if not count:
         raise InputError(path, "no sentences found")
-    return rows
+
+
+def parse_rahimi(path: Path, lang: str) -> list[dict[str, Any]]:
+    """Every row of a ``lang:token<TAB>tag`` file (:func:`rahimi_rows`), checked."""
+    return list(rahimi_rows(path, lang))
 
 
 class WikiannAdapter(SourceAdapter):
@@ -104,9 +110,9 @@ class WikiannAdapter(SourceAdapter):
     def features(self) -> Any:
         return wikiann_features()
 
-    def read_file(self, path: Path, lang: str, split: str) -> list[dict[str, Any]]:
+    def read_file(self, path: Path, lang: str, split: str) -> Iterator[dict[str, Any]]:
         # every split of the release is tagged, so there is nothing to relax for a test split
-        return parse_rahimi(path, lang)
+        return rahimi_rows(path, lang)
 
     def hub_config(self, lang: str) -> str | None:
         return lang

@@ -3,6 +3,7 @@ XNLI-MT 1.0's ``multinli.train.<lang>.tsv``."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -36,12 +37,12 @@ def xnli_features() -> Any:
     })
 
 
-def parse_xnli_tsv(path: Path, lang: str) -> list[dict[str, Any]]:
-    """Rows of one language from an XNLI 1.0 ``xnli.{dev,test}.tsv`` file, in file order.
+def xnli_rows(path: Path, lang: str) -> Iterator[dict[str, Any]]:
+    """Rows of one language from an XNLI 1.0 ``xnli.{dev,test}.tsv`` file, streamed in file order.
 
     The file is read as GLUE reads its TSVs (:func:`tsv_rows`: csv, tab, no quoting, streamed), and
     every line is checked, including those of other languages."""
-    rows: list[dict[str, Any]] = []
+    count = 0
     present: set[str] = set()
     for line, raw in tsv_rows(path, ("language", "gold_label", "sentence1", "sentence2")):
         present.add(raw["language"])
@@ -50,32 +51,38 @@ def parse_xnli_tsv(path: Path, lang: str) -> list[dict[str, Any]]:
         if raw["gold_label"] not in LABELS:
             raise InputError(path, f"unknown gold_label {raw['gold_label']!r}; expected one of {', '.join(LABELS)}",
                              f"line {line}")
-        rows.append({
+        yield {
             "premise": require_text(path, f"line {line}", "sentence1", raw["sentence1"]),
             "hypothesis": require_text(path, f"line {line}", "sentence2", raw["sentence2"]),
             "label": LABELS.index(raw["gold_label"]),
-            "id": str(len(rows)),
-        })
-    if not rows:
+            "id": str(count),
+        }
+        count += 1
+    if not count:
         raise InputError(path, f"no rows for language {lang!r}; languages in the file: {', '.join(sorted(present))}")
-    return rows
 
 
-def parse_xnli_mt_tsv(path: Path) -> list[dict[str, Any]]:
-    """Rows of an XNLI-MT 1.0 training file (``premise<TAB>hypo<TAB>label``, one language per file), in file order."""
-    rows: list[dict[str, Any]] = []
+def parse_xnli_tsv(path: Path, lang: str) -> list[dict[str, Any]]:
+    """Every row of one language of an XNLI 1.0 file (:func:`xnli_rows`), checked."""
+    return list(xnli_rows(path, lang))
+
+
+def xnli_mt_rows(path: Path) -> Iterator[dict[str, Any]]:
+    """Rows of an XNLI-MT 1.0 training file (``premise<TAB>hypo<TAB>label``, one language per file), streamed in
+    file order."""
+    count = 0
     for line, raw in tsv_rows(path, ("premise", "hypo", "label")):
         if raw["label"] not in MT_LABELS:
             raise InputError(path, f"unknown label {raw['label']!r}; expected one of {', '.join(MT_LABELS)}", f"line {line}")
-        rows.append({
+        yield {
             "premise": require_text(path, f"line {line}", "premise", raw["premise"]),
             "hypothesis": require_text(path, f"line {line}", "hypo", raw["hypo"]),
             "label": MT_LABELS[raw["label"]],
-            "id": str(len(rows)),
-        })
-    if not rows:
+            "id": str(count),
+        }
+        count += 1
+    if not count:
         raise InputError(path, "no rows after the header")
-    return rows
 
 
 class XnliAdapter(SourceAdapter):
@@ -86,10 +93,10 @@ class XnliAdapter(SourceAdapter):
     def features(self) -> Any:
         return xnli_features()
 
-    def read_file(self, path: Path, lang: str, split: str) -> list[dict[str, Any]]:
+    def read_file(self, path: Path, lang: str, split: str) -> Iterator[dict[str, Any]]:
         # both XNLI files (dev and test) are labelled, so the label column is required for any split; the training
         # split is XNLI-MT's per-language file
-        return parse_xnli_mt_tsv(path) if split == "train" else parse_xnli_tsv(path, lang)
+        return xnli_mt_rows(path) if split == "train" else xnli_rows(path, lang)
 
     def hub_config(self, lang: str) -> str | None:
         return lang
