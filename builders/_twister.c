@@ -283,21 +283,27 @@ static Py_ssize_t split_tokens(TypoJob *job, PyObject *text) {
     return n;
 }
 
-/* Whether [start, end) overlaps one of the protected spans (a tuple of (start, end) pairs); -1 on error. */
+/* Whether [start, end) overlaps one of the protected spans (a list or tuple of (start, end) pairs); -1 on error.
+ * Reading a span that is neither a tuple nor a list runs Python code (its __iter__), which may change the caller's
+ * list: its size is read again at each step, and each span and its bounds are held while they are read. */
 static int touches(PyObject *spans, Py_ssize_t start, Py_ssize_t end) {
-    Py_ssize_t count = PyTuple_GET_SIZE(spans);
-    for (Py_ssize_t i = 0; i < count; i++) {
-        /* a tuple: converting a bound may run Python code (__index__) that must not resize what is read */
-        PyObject *pair = PySequence_Tuple(PyTuple_GET_ITEM(spans, i));
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(spans); i++) {
+        PyObject *span = Py_NewRef(PySequence_Fast_GET_ITEM(spans, i));
+        PyObject *pair = PySequence_Fast(span, "a protected span is a (start, end) pair");
+        Py_DECREF(span);
         if (!pair) return -1;
-        if (PyTuple_GET_SIZE(pair) != 2) {
+        if (PySequence_Fast_GET_SIZE(pair) != 2) {
             Py_DECREF(pair);
             PyErr_SetString(PyExc_ValueError, "a protected span is a (start, end) pair");
             return -1;
         }
-        Py_ssize_t s = PyLong_AsSsize_t(PyTuple_GET_ITEM(pair, 0));
-        Py_ssize_t e = s == -1 && PyErr_Occurred() ? -1 : PyLong_AsSsize_t(PyTuple_GET_ITEM(pair, 1));
+        PyObject *first = Py_NewRef(PySequence_Fast_GET_ITEM(pair, 0));
+        PyObject *second = Py_NewRef(PySequence_Fast_GET_ITEM(pair, 1));
         Py_DECREF(pair);
+        Py_ssize_t s = PyLong_AsSsize_t(first);
+        Py_ssize_t e = s == -1 && PyErr_Occurred() ? -1 : PyLong_AsSsize_t(second);
+        Py_DECREF(first);
+        Py_DECREF(second);
         if (e == -1 && PyErr_Occurred()) return -1;
         if (start < e && s < end) return 1;
     }
@@ -318,7 +324,8 @@ static int typo_token(TypoJob *job, PyObject *text, TwisterObject *rng, PyObject
     } else if (!PyErr_Occurred()) {
         sites = PyObject_CallOneArg(job->sites_of, word);
     }
-    /* tuples (the memo's are; a list is copied): touches() and __index__ may run Python code that changes a list */
+    /* tuples (the memo's are; others are copied): touches() and reading a site run Python code that could change
+     * a list */
     PyObject *fast = sites ? PySequence_Tuple(sites) : NULL;
     if (!fast) goto done;
     Py_ssize_t nsites = PyTuple_GET_SIZE(fast);
@@ -427,8 +434,8 @@ static PyObject *typo_tokens(PyObject *Py_UNUSED(module), PyObject *const *args,
     job.edit_type = (PyTypeObject *)args[6], job.noised_type = (PyTypeObject *)args[7];
     job.rate = PyFloat_AsDouble(args[3]);
     if (job.rate == -1.0 && PyErr_Occurred()) return NULL;
-    /* tuples, not the caller's lists: sites_of and a span's __bool__ or __index__ run Python code, which must not
-     * free a text or a generator in use, nor shrink what is iterated */
+    /* tuples, not the caller's lists: sites_of and reading spans (__bool__, __iter__) run Python code, which must not
+     * free a text or a generator in use, nor shrink what is iterated (a text's spans: see touches) */
     PyObject *texts = PySequence_Tuple(args[0]);
     PyObject *rngs = texts ? PySequence_Tuple(args[1]) : NULL;
     PyObject *protected = rngs && args[2] != Py_None ? PySequence_Tuple(args[2]) : NULL;
@@ -451,7 +458,7 @@ static PyObject *typo_tokens(PyObject *Py_UNUSED(module), PyObject *const *args,
         } else {
             int some = protected ? PyObject_IsTrue(PyTuple_GET_ITEM(protected, index)) : 0;
             if (some > 0) {
-                spans = PySequence_Tuple(PyTuple_GET_ITEM(protected, index));
+                spans = PySequence_Fast(PyTuple_GET_ITEM(protected, index), "protected spans are a sequence");
                 if (spans) noised = typo_text(&job, text, (TwisterObject *)rng, spans);
             } else if (some == 0) {
                 noised = typo_text(&job, text, (TwisterObject *)rng, NULL);

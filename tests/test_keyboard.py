@@ -412,3 +412,36 @@ def test_v2_token_loop_in_c_survives_sites_of_emptying_the_callers_lists():
     expected = run(mutate=False)
     assert len(expected) == 6 and all(noised.edits for noised in expected)
     assert run(mutate=True) == expected
+
+
+def test_v2_token_loop_in_c_survives_a_span_emptying_the_span_list():
+    # A protected span may be any iterable of two ints, whose __iter__ runs Python code in the middle of the C loop
+    # over that text's spans; the loop used to keep the list's first size and read past its end once emptied (a
+    # NULL read). It now reads the size at every step: the spans are gone, so the text is noised as unprotected.
+    import noisecraft.noise_models.keyboard as keyboard
+    from noisecraft.edits import Edit, Noised
+    from noisecraft.seeding import example_rngs
+
+    if keyboard._typo_tokens is None:
+        pytest.skip("noisecraft._twister is not built")
+
+    class EmptiesSpans:
+        def __init__(self, spans: list) -> None:
+            self.spans = spans
+
+        def __iter__(self):
+            self.spans.clear()
+            return iter((100, 101))
+
+    runtime = _v2("en", rate=1.0).runtime()
+    texts = ["quick brown fox jumps"]
+    spans: list = []
+    spans += [EmptiesSpans(spans)] + [(500, 501)] * 50
+
+    def run(protected):
+        rngs = example_rngs(4, "k", "d", ["q"], "f")
+        return keyboard._typo_tokens(texts, rngs, protected, 1.0, {}, runtime.sites_of, Edit, Noised,
+                                     keyboard._NOISED_DEFAULTS)
+
+    assert run([spans]) == run(None)
+    assert spans == [] and run(None)[0].edits
