@@ -252,7 +252,8 @@ typedef struct {
     Ids *ids;
 } Numbering;
 
-static int number_run(void *state, int kind, const void *data, Py_ssize_t start, Py_ssize_t len) {
+static int number_run(void *state, int Py_UNUSED(kind), const void *Py_UNUSED(data), Py_ssize_t start,
+                      Py_ssize_t len) {
     Numbering *n = state;
     uint32_t id = vocabulary_add(n->vocabulary, start, len);
     if (!id) return -1;
@@ -264,7 +265,8 @@ static int look_up_run(void *state, int kind, const void *data, Py_ssize_t start
     return ids_push(n->ids, vocabulary_find(n->vocabulary, kind, data, start, len, run_hash(kind, data, start, len)));
 }
 
-static int count_run(void *state, int kind, const void *data, Py_ssize_t start, Py_ssize_t len) {
+static int count_run(void *state, int Py_UNUSED(kind), const void *Py_UNUSED(data), Py_ssize_t Py_UNUSED(start),
+                     Py_ssize_t Py_UNUSED(len)) {
     ++*(Py_ssize_t *)state;
     return 0;
 }
@@ -520,9 +522,13 @@ static PyMethodDef Reference_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static PyObject *Reference_words(ReferenceObject *self, void *closure) { return PyLong_FromSsize_t(self->word_ids.len); }
+static PyObject *Reference_words(ReferenceObject *self, void *Py_UNUSED(closure)) {
+    return PyLong_FromSsize_t(self->word_ids.len);
+}
 
-static PyObject *Reference_tokens(ReferenceObject *self, void *closure) { return PyLong_FromSsize_t(self->token_count); }
+static PyObject *Reference_tokens(ReferenceObject *self, void *Py_UNUSED(closure)) {
+    return PyLong_FromSsize_t(self->token_count);
+}
 
 static PyGetSetDef Reference_getset[] = {
     {"words", (getter)Reference_words, NULL, "The reference's jiwer words.", NULL},
@@ -545,7 +551,7 @@ static PyTypeObject ReferenceType = {
 /* count_runs(text, flags): the maximal runs of characters flagged in flags (one byte per code point of the Basic
  * Multilingual Plane), as len(pattern.findall(text)) counts them for a one-character-class pattern `[...]+` whose
  * class the flags were made from; -1 if text has a character past U+FFFF (the caller uses the pattern). */
-static PyObject *count_runs(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+static PyObject *count_runs(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 2 || !PyUnicode_Check(args[0]) || !PyBytes_Check(args[1]) || PyBytes_GET_SIZE(args[1]) != 0x10000) {
         PyErr_SetString(PyExc_TypeError, "count_runs(text: str, flags: bytes of 65536 flags)");
         return NULL;
