@@ -46,7 +46,7 @@ from noisecraft.params import param
 from noisecraft.runtime import CurrentCache, ResultCache, cached_map
 from noisecraft.runtime.batching import length_batches, stable_key
 from noisecraft.runtime.device import DEVICES, DTYPES
-from noisecraft.runtime.offload import chunk_runner, run_here
+from noisecraft.runtime.offload import chunk_runner, gather_chunks, run_here
 from noisecraft.runtime.whisper import OpenAIWhisperRecogniser, TransformersWhisperRecogniser
 
 TTS_ENGINES = ("gtts", "espeak")
@@ -111,13 +111,8 @@ class SpeechRuntime:
                 self.audio(chunk)
         results: list[str] = [""] * len(texts)
         with tqdm(total=len(texts), desc="speech", unit="text", disable=not progress or not texts, leave=False) as bar:
-            for k, done in runner(partial(_recognise_chunk, self), chunks):
-                if len(done) != len(chunks[k]):
-                    raise RuntimeError(f"speech: {len(done)} transcripts for a batch of {len(chunks[k])} clips")
-                store(chunks[k], done)
-                for i, text in zip(batches[k], done):
-                    results[i] = text
-                bar.update(len(done))
+            for size in gather_chunks(runner, partial(_recognise_chunk, self), chunks, batches, store, results, "speech"):
+                bar.update(size)
         return results
 
     def __getstate__(self) -> dict[str, Any]:  # sent to model actors: the transcripts read here stay here

@@ -40,7 +40,7 @@ from noisecraft.runtime.batching import run_batched, stable_key
 from noisecraft.runtime.cache import CurrentCache, cached_map, input_key
 from noisecraft.runtime.device import Placement
 from noisecraft.runtime.loading import ModelRef, library_versions, load_pretrained, newly_initialised
-from noisecraft.runtime.offload import ChunkRunner, chunk_runner
+from noisecraft.runtime.offload import ChunkRunner, chunk_runner, gather_chunks
 
 #: Padded tokens per batch (``batch size x longest input``) when none is given. On CPU larger batches stop
 #: paying off early (measured in benchmarks/eval_throughput.py); a GPU takes far more.
@@ -452,12 +452,8 @@ class Head:
         steps = _steps(items)
         chunks = [[items[i] for i in step] for step in steps]
         results: list[Any] = [None] * len(items)
-        for k, done in runner(partial(_compute_chunk, self, task, desc), chunks):
-            if len(done) != len(chunks[k]):
-                raise RuntimeError(f"{desc}: a model actor returned {len(done)} outputs for {len(chunks[k])} inputs")
-            store(chunks[k], done)
-            for i, value in zip(steps[k], done):
-                results[i] = value
+        for _ in gather_chunks(runner, partial(_compute_chunk, self, task, desc), chunks, steps, store, results, desc):
+            pass
         self.computed += len(items)
         return results
 

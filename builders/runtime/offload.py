@@ -10,7 +10,7 @@ process, so the cache has one writer whatever the number of actors.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, MutableSequence, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
@@ -40,3 +40,18 @@ def run_here(function: Callable[[list[Any]], list[Any]], chunks: Sequence[list[A
     """The chunk runner of a local run: every chunk in this process, in order."""
     for k, chunk in enumerate(chunks):
         yield k, function(chunk)
+
+
+def gather_chunks(runner: ChunkRunner, function: Callable[[list[Any]], list[Any]], chunks: Sequence[list[Any]],
+                  positions: Sequence[Sequence[int]], store: Callable[[list[Any], list[Any]], Any],
+                  results: MutableSequence[Any], what: str) -> Iterator[int]:
+    """``function`` over ``chunks`` by ``runner``: each finished chunk's outputs are checked (one per input), stored
+    (``store(chunk, outputs)``: the cache's one writer is this process) and put at ``positions[k]`` of ``results``;
+    yields each finished chunk's size, for a progress bar. ``what`` names the work in the error."""
+    for k, done in runner(function, chunks):
+        if len(done) != len(chunks[k]):
+            raise RuntimeError(f"{what}: {len(done)} outputs for a batch of {len(chunks[k])} inputs")
+        store(chunks[k], done)
+        for i, value in zip(positions[k], done):
+            results[i] = value
+        yield len(done)

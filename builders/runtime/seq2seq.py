@@ -24,7 +24,7 @@ from noisecraft.runtime.batching import length_batches, stable_key
 from noisecraft.runtime.cache import CurrentCache, ResultCache, cached_map
 from noisecraft.runtime.device import Placement
 from noisecraft.runtime.loading import ModelRef, library_versions, load_pretrained
-from noisecraft.runtime.offload import chunk_runner, run_here
+from noisecraft.runtime.offload import chunk_runner, gather_chunks, run_here
 
 
 @dataclass(frozen=True)
@@ -91,13 +91,8 @@ class Seq2SeqGenerator:
         chunks = [[texts[i] for i in batch] for batch in batches]
         runner = chunk_runner() or run_here
         with tqdm(total=len(fits), desc=desc, unit="sent", disable=not progress or not fits, leave=False) as bar:
-            for k, done in runner(partial(_translate_chunk, self), chunks):
-                if len(done) != len(chunks[k]):
-                    raise RuntimeError(f"{desc}: {len(done)} outputs for a batch of {len(chunks[k])} texts")
-                store(chunks[k], done)
-                for i, text in zip(batches[k], done):
-                    outputs[i] = text
-                bar.update(len(done))  # counts finished batches (in sentences, for sentences/s)
+            for size in gather_chunks(runner, partial(_translate_chunk, self), chunks, batches, store, outputs, desc):
+                bar.update(size)  # counts finished batches (in sentences, for sentences/s)
         return outputs
 
     def _tokenizer(self) -> Any:
