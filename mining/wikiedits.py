@@ -27,6 +27,7 @@ import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -217,7 +218,11 @@ class WikiEditMiner:
             old_line = _most_similar(new_line, old_lines, 0.5)
             if old_line is not None:
                 yield from cache.remember(cache.line_pairs, (old_line, new_line),
-                                          lambda: self._aligned(cache.sentences(old_line), cache.sentences(new_line)))
+                                          partial(self._line_pairs, cache, old_line, new_line))
+
+    def _line_pairs(self, cache: SentenceCache, old_line: str, new_line: str) -> list[tuple[str, str]]:
+        """The aligned sentence pairs of an old line and the new line paired with it."""
+        return self._aligned(cache.sentences(old_line), cache.sentences(new_line))
 
     @staticmethod
     def _aligned(before: list[str], after: list[str]) -> list[tuple[str, str]]:
