@@ -271,8 +271,8 @@ def typo_each_token(texts: Sequence[str], rngs: Sequence[ExampleRng], protected:
     generators' state directly); tests/test_keyboard.py checks that both give the same records. In Python:
 
     * tokens come from ``str.split`` (the same tokens as the ``\\S+`` pattern: both split on ``str.isspace``);
-    * a token's offset is worked out only when it gets a typo (all offsets where spans are protected): from the
-      token lengths in a text whose tokens are single-spaced, from the pattern in any other;
+    * a text's token offsets are worked out once, when its first typo needs one (a text without typos needs
+      none): from the token lengths in a text whose tokens are single-spaced, from the pattern in any other;
     * records are made with ``tuple.__new__`` (a named tuple's own constructor is a Python function)."""
     if _typo_tokens is not None and all(issubclass(kind, _Twister) for kind in set(map(type, rngs))):
         return _typo_tokens(texts, rngs, protected, rate, runtime.sites, runtime.sites_of, Edit, Noised,
@@ -286,8 +286,7 @@ def typo_each_token(texts: Sequence[str], rngs: Sequence[ExampleRng], protected:
         tokens = text.split()
         random = rngs[index].random if tokens else None
         spans = protected[index] if protected else ()
-        starts = _token_starts(text, tokens) if spans else None
-        spaced: bool | None = None  # whether the tokens are single-spaced, once a typo needs an offset
+        starts: list[int] | None = None  # the tokens' offsets, made when a typo first needs one
         edits: list[Edit] = []
         pieces: list[str] = []
         cursor = 0
@@ -299,13 +298,9 @@ def typo_each_token(texts: Sequence[str], rngs: Sequence[ExampleRng], protected:
                 sites = sites_of(token)
             if not sites:
                 continue
-            if starts is not None:
-                start = starts[k]
-            elif spaced is None and not (spaced := len(text) == sum(map(len, tokens)) + len(tokens) - 1):
+            if starts is None:
                 starts = _token_starts(text, tokens)
-                start = starts[k]
-            else:
-                start = sum(map(len, tokens[:k])) + k
+            start = starts[k]
             if spans and any(start < e and s < start + len(token) for s, e in spans):
                 continue
             i, j, candidates = sites[int(random() * len(sites))]
