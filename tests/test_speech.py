@@ -221,3 +221,14 @@ def test_build_keeps_provenance_and_replayable_edits(tmp_path, domain_lm):
         assert apply_edits(row["original_question"], [Edit(**{k: e[k] for k in Edit._fields}) for e in edits]) == row["question"]
     card = (tmp_path / "out" / "README.md").read_text(encoding="utf-8")
     assert "pocketsphinx" in card and "espeak-ng" in card and str(tmp_path) not in card
+
+
+def test_a_pocketsphinx_transcript_does_not_depend_on_the_clips_decoded_before_it(tmp_path, monkeypatch):
+    from noisecraft.noise_models.speech_asr import PocketsphinxRecogniser
+
+    monkeypatch.setenv("NOISECRAFT_CACHE", str(tmp_path))
+    rhine, book = parse_noise("asr(tts=espeak, asr=pocketsphinx)", lang="en").runtime().audio(
+        ["How long is the Rhine?", "Who wrote the book?"])
+    alone = PocketsphinxRecogniser.resolve(None, "en").recognise([rhine])
+    after = PocketsphinxRecogniser.resolve(None, "en").recognise([book, rhine])  # as on another actor, or a warm cache
+    assert after[1] == alone[0]  # the decoder's noise and feature state once carried over ('what is that right')

@@ -3,7 +3,8 @@ run in the model layer (:mod:`noisecraft.runtime.whisper`), like every neural mo
 
 Each takes 16 kHz mono float32 clips and returns one transcript per clip, in order, with the
 recogniser's own casing and punctuation (only surrounding whitespace is stripped). Decoding is
-deterministic: greedy, temperature 0, no temperature fallback, no sampling.
+deterministic: greedy, temperature 0, no temperature fallback, no sampling; each clip's transcript depends on that
+clip alone (pocketsphinx starts a new stream per clip), never on the clips decoded before it.
 
 * **openai-whisper** (the default for real releases): a model size (``base``; the checkpoint's
   sha256, which its download URL carries, is recorded) or a local ``.pt`` checkpoint. Clips of up to
@@ -88,7 +89,7 @@ class PocketsphinxRecogniser:
         return {"engine": "pocketsphinx", "libraries": library_versions("pocketsphinx"), "acoustic_model": "en-us (bundled)",
                 "lm": self.lm_digest or "en-us.lm.bin (bundled)",
                 "dict": "cmudict-en-us (bundled)" + (", cut down to the LM's words" if self.lm else ""),
-                "lang": self.lang, "decode": {"samprate": SAMPLE_RATE, "full_utt": True}}
+                "lang": self.lang, "decode": {"samprate": SAMPLE_RATE, "full_utt": True, "stream": "new per clip"}}
 
     def __getstate__(self) -> dict[str, Any]:  # a decoder cannot be pickled: a model actor makes its own
         return {**self.__dict__, "_decoder": None}
@@ -108,6 +109,9 @@ class PocketsphinxRecogniser:
         decoder = self._decoder_for()
         texts = []
         for clip in clips:
+            # a new stream per clip: the noise filter and feature state would otherwise carry the previous clip's,
+            # and a transcript would depend on which clips the process decoded before it (cache state, actors)
+            decoder.start_stream()
             decoder.start_utt()
             decoder.process_raw(pcm_bytes(clip), full_utt=True)
             decoder.end_utt()
