@@ -21,14 +21,17 @@ file system): the items carry paths and rows, not the files. Ray is behind the `
 
 from __future__ import annotations
 
-import json
+import hashlib
 import os
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager
 from typing import Any, Protocol, TypeVar
 
 from noisecraft.errors import ConfigError
 from noisecraft.extras import require
+from noisecraft.runtime.device import ACCELERATOR_VARIABLE, Accelerator, check_actor_accelerator, local_accelerator, models_run_on
+from noisecraft.runtime.offload import computing_on_actor
 from noisecraft.workers import WorkerPool
 
 T = TypeVar("T")
@@ -41,6 +44,8 @@ MAX_RETRIES = 3
 #: (``NOISECRAFT_CACHE``, ``HF_HUB_OFFLINE``, ...): every Ray task and model actor runs with the driver's values,
 #: since Ray workers start with the environment of the cluster, not of the process that submits the work.
 FORWARDED_PREFIXES = ("NOISECRAFT_", "HF_")
+#: Chunks queued on one model actor at a time: one computing, one waiting (so an actor never idles between chunks).
+CHUNKS_PER_ACTOR = 2
 
 
 def driver_environment() -> dict[str, str]:
@@ -61,17 +66,34 @@ def _call(environment: dict[str, str], function: Callable[[T], R], item: T) -> R
     return function(item)
 
 
+def _probe(environment: dict[str, str]) -> str:
+    """A Ray task placed as a model actor is: what its torch sees (:class:`Accelerator` as text)."""
+    _use_environment(environment)
+    return local_accelerator().to_text()
+
+
 class _ModelActor:
-    """A Ray Data actor of a model-based build: it keeps its process, so the model that ``function`` loads on its
-    first chunk (models are loaded once per process) serves every later chunk."""
+    """A model actor of a Ray build (a Ray actor class, made remote by :meth:`RayExecutor.map_chunks`). It keeps its
+    process, so the models its functions load on their first chunk (once per process) serve every later chunk of
+    every call; each function arrives once, by reference, and is kept by its digest."""
 
-    def __init__(self, function: Callable[[list[Any]], list[Any]], environment: dict[str, str]) -> None:
+    def __init__(self, environment: dict[str, str]) -> None:
         _use_environment(environment)
-        self.function = function
+        self.functions: dict[str, Callable[[list[Any]], list[Any]]] = {}
+        self.checked = False
 
-    def __call__(self, batch: dict[str, Any]) -> dict[str, Any]:
-        outputs = [json.dumps(self.function(json.loads(chunk)), ensure_ascii=False) for chunk in batch["chunk"]]
-        return {"index": list(batch["index"]), "outputs": outputs}
+    def run(self, digest: str, function_ref: list[Any], chunk: list[Any]) -> list[Any]:
+        """``function(chunk)``; ``function_ref`` is a one-item list, so Ray hands the reference over unresolved and
+        only an actor that has not met the function yet fetches it."""
+        import ray
+
+        if not self.checked:  # here, not in __init__: an error in a method reaches the driver as itself
+            check_actor_accelerator()
+            self.checked = True
+        if digest not in self.functions:
+            self.functions[digest] = ray.get(function_ref[0])
+        with computing_on_actor():
+            return self.functions[digest](chunk)
 
 
 class Executor(Protocol):
@@ -115,9 +137,14 @@ def make_executor(engine: str, num_proc: int, ray_address: str | None = None) ->
 
 
 class RayExecutor:
-    """Ray tasks over items, ordered and windowed. Uses the Ray this process is already connected to (a test's
-    or a notebook's ``ray.init``), else connects to ``address`` or starts a local Ray with ``num_cpus`` CPUs;
-    only a connection it made is shut down by :meth:`close`."""
+    """Ray tasks over items, ordered and windowed, and a pool of model actors. Uses the Ray this process is already
+    connected to (a test's or a notebook's ``ray.init``), else connects to ``address`` or starts a local Ray with
+    ``num_cpus`` CPUs; only a connection it made is shut down by :meth:`close`.
+
+    Within ``with RayExecutor(...)``, models resolve ``device``/``dtype`` for the model actors' hardware, not this
+    process's (:func:`~noisecraft.runtime.device.models_run_on`): the first model that resolves a placement makes
+    the executor probe one actor-shaped task (:meth:`actor_accelerator`), and tasks and actors get the result in
+    their environment, so every process of the build keys model outputs on what the actors compute with."""
 
     parallel = True
 
@@ -126,8 +153,14 @@ class RayExecutor:
         self._ray: Any = None
         self._owned = False
         self._remote: Any = None
+        self._accelerator: Accelerator | None = None
+        self._scope: AbstractContextManager[None] | None = None
+        self._actors: list[Any] = []
+        self._shipped: dict[str, Any] = {}  # function digest -> its object reference, while the actor pool lives
 
     def __enter__(self) -> RayExecutor:
+        self._scope = models_run_on(self.actor_accelerator)
+        self._scope.__enter__()
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -148,14 +181,40 @@ class RayExecutor:
         """CPUs of the cluster (the default window is twice this many tasks)."""
         return max(1, int(self.start().cluster_resources().get("CPU", 1)))
 
+    def cluster_gpus(self) -> int:
+        """GPUs of the cluster: model actors take one each when there are any."""
+        return int(self.start().cluster_resources().get("GPU", 0))
+
+    def _actor_resources(self) -> dict[str, Any]:
+        """What one model actor (and the probe standing in for one) asks Ray for."""
+        return {"num_cpus": 1, "num_gpus": 1 if self.cluster_gpus() else 0}
+
+    def actor_accelerator(self) -> Accelerator:
+        """What torch sees on a model actor of this cluster (probed once, by a task with an actor's resources)."""
+        if self._accelerator is None:
+            ray = self.start()
+            probe = ray.remote(**self._actor_resources(), max_retries=self.max_retries)(_probe)
+            self._accelerator = Accelerator.from_text(ray.get(probe.remote(driver_environment())))
+        return self._accelerator
+
+    def _environment(self) -> dict[str, str]:
+        """The driver's forwarded variables, plus the actors' accelerator once known (tasks and actors resolve model
+        placements for it, as the driver did)."""
+        environment = driver_environment()
+        if self._accelerator is not None:
+            environment[ACCELERATOR_VARIABLE] = self._accelerator.to_text()
+        return environment
+
     def imap(self, function: Callable[[T], R], items: Iterable[T], in_flight: int | None = None) -> Iterator[R]:
         """``function(item)`` for every item as a Ray task, in input order; at most ``in_flight`` (default: twice the
-        cluster's CPUs) tasks submitted and not yet consumed, so the driver's memory holds a window, not the input."""
+        cluster's CPUs) tasks submitted and not yet consumed, so the driver's memory holds a window, not the input.
+        The model actors are released first: they hold the CPUs the tasks need."""
         ray = self.start()
+        self.release_actors()
         if self._remote is None:
             self._remote = ray.remote(max_retries=self.max_retries, retry_exceptions=False)(_call)
         limit = in_flight or 2 * self.cluster_cpus()
-        environment = driver_environment()
+        environment = self._environment()
         function_ref = ray.put(function)  # shipped once, not with every task
         pending: deque[Any] = deque()
         try:
@@ -171,24 +230,68 @@ class RayExecutor:
 
     def map_chunks(self, function: Callable[[list[Any]], list[Any]],
                    chunks: Sequence[list[Any]]) -> Iterator[tuple[int, list[Any]]]:
-        """``function(chunk)`` for every chunk of model inputs on a pool of Ray Data actors (``map_batches``, one
-        chunk per batch; one actor per CPU, or per GPU with ``num_gpus=1`` each when the cluster has GPUs), as
-        ``(chunk index, outputs)`` in the order they finish. Inputs and outputs cross as JSON, as the cache keeps
-        them. A :data:`~noisecraft.runtime.offload.ChunkRunner` (see :mod:`noisecraft.runtime.offload`)."""
+        """``function(chunk)`` for every chunk of model inputs on the executor's model actors, as ``(chunk index,
+        outputs)`` in the order they finish. A :data:`~noisecraft.runtime.offload.ChunkRunner`.
+
+        The actors (one per CPU, or one per GPU with ``num_gpus=1`` each when the cluster has GPUs) are started on the
+        first call and kept for the following ones, so a translation round trip's two directions and a config's
+        fields share them and every model loads once per actor; :meth:`imap` (the batches) and :meth:`close` release
+        them. Each actor has at most :data:`CHUNKS_PER_ACTOR` chunks queued (backpressure). An actor whose process
+        dies is restarted and its chunks retried (``max_restarts``/``max_task_retries``); an exception raised by the
+        model fails the build as itself."""
+        if not chunks:
+            return
         ray = self.start()
-        data = require("ray.data", "ray")
-        context = data.DataContext.get_current()
-        context.enable_progress_bars = False  # the model layer's caller shows progress; Ray's bars would interleave
-        gpus = int(ray.cluster_resources().get("GPU", 0))
-        actors = max(1, min(len(chunks), gpus or self.cluster_cpus()))
-        dataset = data.from_items([{"index": k, "chunk": json.dumps(chunk, ensure_ascii=False)}
-                                   for k, chunk in enumerate(chunks)], override_num_blocks=max(1, len(chunks)))
-        # Ray Data restarts an actor that dies and retries its chunk (its defaults: max_restarts=-1,
-        # max_task_retries=-1); an exception raised by the model itself fails the build
-        results = dataset.map_batches(_ModelActor, fn_constructor_args=(function, driver_environment()), batch_size=1,
-                                      compute=data.ActorPoolStrategy(size=actors), num_gpus=1 if gpus else 0)
-        for row in results.iter_rows():
-            yield int(row["index"]), json.loads(row["outputs"])
+        actors = self._actor_pool(min(len(chunks), self.cluster_gpus() or self.cluster_cpus()))
+        digest, function_ref = self._ship(ray, function)
+        todo = deque(enumerate(chunks))
+        running: dict[Any, tuple[Any, int]] = {}
+
+        def submit(actor: Any) -> None:
+            k, chunk = todo.popleft()
+            running[actor.run.remote(digest, [function_ref], chunk)] = (actor, k)
+
+        for _ in range(CHUNKS_PER_ACTOR):
+            for actor in actors:
+                if todo:
+                    submit(actor)
+        try:
+            while running:
+                [done], _ = ray.wait(list(running), num_returns=1)
+                actor, k = running.pop(done)
+                outputs = self._get(ray, done)
+                if todo:
+                    submit(actor)
+                yield k, outputs
+        finally:
+            for ref in running:  # abandoned: drop the queued chunks
+                ray.cancel(ref, force=False)
+
+    def _actor_pool(self, size: int) -> list[Any]:
+        """The kept model actors, grown to ``size`` (never beyond the cluster: the caller caps ``size``)."""
+        if len(self._actors) < size:
+            ray = self.start()
+            actor_class = ray.remote(max_restarts=self.max_retries, max_task_retries=self.max_retries,
+                                     **self._actor_resources())(_ModelActor)
+            environment = self._environment()
+            self._actors += [actor_class.remote(environment) for _ in range(size - len(self._actors))]
+        return self._actors[:size]
+
+    def _ship(self, ray: Any, function: Callable[[list[Any]], list[Any]]) -> tuple[str, Any]:
+        """``function`` in the object store once, under the digest of its pickle (the same model, the same digest)."""
+        from ray import cloudpickle
+
+        digest = hashlib.sha256(cloudpickle.dumps(function)).hexdigest()
+        if digest not in self._shipped:
+            self._shipped[digest] = ray.put(function)
+        return digest, self._shipped[digest]
+
+    def release_actors(self) -> None:
+        """End the model actors (their models with them) and forget the shipped functions."""
+        if self._actors:
+            for actor in self._actors:
+                self._ray.kill(actor)
+        self._actors, self._shipped = [], {}
 
     @staticmethod
     def _get(ray: Any, ref: Any) -> Any:
@@ -202,7 +305,12 @@ class RayExecutor:
             raise
 
     def close(self) -> None:
-        """Shut Ray down if this executor started or connected it."""
-        if self._ray is not None and self._owned:
-            self._ray.shutdown()
-        self._ray, self._owned, self._remote = None, False, None
+        """Release the model actors, end the placement scope of ``with``, and shut Ray down if this executor started
+        or connected it."""
+        if self._ray is not None:
+            self.release_actors()
+            if self._owned:
+                self._ray.shutdown()
+        if self._scope is not None:
+            self._scope.__exit__(None, None, None)
+        self._ray, self._owned, self._remote, self._scope, self._accelerator = None, False, None, None, None

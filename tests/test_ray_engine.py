@@ -18,6 +18,7 @@ from noisecraft.errors import ConfigError, InputError
 from noisecraft.executors import RayExecutor, make_executor
 from noisecraft.mining.registry import mine
 from noisecraft.mining.wikiedits import WikiEditMiner, dictionary_rows, mine_dumps
+from noisecraft.runtime.device import Accelerator, Placement, pick_placement
 
 from conftest import corpus
 
@@ -145,6 +146,103 @@ def test_whisper_recognises_on_ray_data_actors_into_the_cache_a_local_rebuild_re
     monkeypatch.setattr(SpeechRuntime, "_recognise", lambda *a: pytest.fail("the local rebuild recognised"))
     nc.build("demo", out=tmp_path / "again", **options)  # local, served from the cache the Ray run wrote
     assert _files(tmp_path / "again") == _files(tmp_path / "local")
+
+
+def test_pocketsphinx_on_ray_actors_is_byte_identical_and_an_actor_without_the_audio_cache_says_so(
+        ray_cluster, tmp_path, monkeypatch):
+    import noisecraft.executors as executors
+    from noisecraft.noise_models.registry import parse_noise
+    from noisecraft.noise_models.speech_asr import write_domain_lm
+    from noisecraft.runtime.offload import running_chunks_with
+
+    from tiny_models import CORPUS_EN
+
+    lm = write_domain_lm(CORPUS_EN, tmp_path / "questions.arpa")  # not the demo's questions: transcripts keep errors
+    options = dict(noise=f"asr(tts=espeak,asr=pocketsphinx,lm={lm})", progress=False)
+    monkeypatch.setenv("NOISECRAFT_CACHE", str(tmp_path / "cache-local"))
+    nc.build("demo", out=tmp_path / "local", **options)
+    monkeypatch.setenv("NOISECRAFT_CACHE", str(tmp_path / "cache-ray"))
+    nc.build("demo", out=tmp_path / "ray", engine="ray", **options)  # two actors, each decoding part of the clips
+    assert _files(tmp_path / "local") == _files(tmp_path / "ray")
+    # a cluster whose nodes do not share the driver's cache: the actors see an empty folder and never re-synthesise
+    monkeypatch.setenv("NOISECRAFT_CACHE", str(tmp_path / "cache-driver"))
+    environment = executors.driver_environment
+    monkeypatch.setattr(executors, "driver_environment",
+                        lambda: {**environment(), "NOISECRAFT_CACHE": str(tmp_path / "cache-node")})
+    runtime = parse_noise(options["noise"], lang="en").runtime()
+    with RayExecutor() as executor, running_chunks_with(executor.map_chunks), pytest.raises(ConfigError) as raised:
+        runtime.transcribe(["Who wrote the book?"], progress=False)
+    assert f"1 clip(s) of its batch missing from the audio cache at {tmp_path / 'cache-node'}: set NOISECRAFT_CACHE " \
+           "to a path shared by the driver and every node of the Ray cluster" in str(raised.value)
+    assert "\n" not in str(raised.value)
+
+
+def test_auto_placement_is_resolved_for_the_cluster_actors_in_every_process_of_a_build(ray_cluster, monkeypatch):
+    import noisecraft.executors as executors
+    from noisecraft.noise_models.registry import parse_noise
+
+    from tiny_models import tiny_model
+
+    gpu = Accelerator(cuda=True, bf16=True, torch="2.13.0")
+
+    def probe(environment: dict[str, str]) -> str:  # stands in for the actor-shaped probe task on a GPU node
+        return gpu.to_text()
+
+    def placement_in_a_task(_: int) -> Placement:  # defined here: Ray ships it by value
+        return pick_placement("auto", "auto")
+
+    monkeypatch.setattr(executors, "_probe", probe)
+    assert pick_placement() == Placement("cpu", "float32")  # this driver has no GPU
+    with RayExecutor() as executor:
+        assert pick_placement() == Placement("cuda", "bfloat16")  # for the actors, not for the driver
+        assert pick_placement("cuda:0", "float16") == Placement("cuda:0", "float16")  # explicit, the actors have it
+        assert list(executor.imap(placement_in_a_task, [0, 1])) == [Placement("cuda", "bfloat16")] * 2  # tasks too
+        spec = parse_noise("translation(forward_model={m},backward_model={m})".format(m=tiny_model("marian-en-de")))
+        assert spec.provenance()["forward"]["device"] == "cuda"  # the card records the actors' device
+        assert spec.provenance()["forward"]["dtype"] == "bfloat16"
+    assert pick_placement() == Placement("cpu", "float32")  # the scope ends with the executor
+    monkeypatch.undo()
+    with RayExecutor():  # the real probe: the actors of this cluster have no GPU
+        with pytest.raises(ConfigError, match="device 'cuda' was asked for, but torch on the cluster's model actors "
+                                              "sees no CUDA GPU"):
+            pick_placement("cuda", "auto")
+
+
+def test_a_model_actor_whose_torch_differs_from_the_resolved_placement_refuses(ray_cluster, monkeypatch):
+    from noisecraft.runtime.device import ACCELERATOR_VARIABLE
+
+    # the driver resolved its models for GPU actors; this cluster's actors see a CPU only
+    monkeypatch.setenv(ACCELERATOR_VARIABLE, Accelerator(cuda=True, bf16=True, torch="2.13.0").to_text())
+    with RayExecutor() as executor, pytest.raises(ConfigError) as raised:
+        list(executor.map_chunks(len, [[1], [2, 3]]))
+    assert "sees cpu only" in str(raised.value) and "resolved its models for cuda (bf16)" in str(raised.value)
+    assert "\n" not in str(raised.value)
+
+
+def test_model_actors_serve_every_call_until_the_batches_start_and_a_dead_one_is_retried(ray_cluster, tmp_path):
+    marker = tmp_path / "killed-once"
+
+    def square_or_die(chunk: list[int]) -> list[int]:  # defined here: Ray ships it by value
+        if 5 in chunk and not marker.exists():
+            marker.write_text(str(os.getpid()))
+            os._exit(1)  # the actor's process dies mid-chunk
+        return [x * x for x in chunk]
+
+    def actor_pid(chunk: list[int]) -> list[int]:
+        return [os.getpid()] * len(chunk)
+
+    chunks = [[k, k + 100] for k in range(8)]
+    with RayExecutor() as executor:
+        first = {pid for _, pids in executor.map_chunks(actor_pid, chunks) for pid in pids}
+        squares = dict(executor.map_chunks(square_or_die, chunks))
+        assert squares == {k: [k * k, (k + 100) ** 2] for k in range(8)}  # every chunk once, the killed one retried
+        assert marker.exists()
+        again = {pid for _, pids in executor.map_chunks(actor_pid, chunks) for pid in pids}
+        assert len(first) == 2 and int(marker.read_text()) in first  # two actors (two CPUs), one of them killed
+        assert len(first & again) == 1  # the survivor still serves; the killed one was restarted in a new process
+        assert list(executor.imap(abs, [-1, 2])) == [1, 2]  # the batches' tasks get the CPUs the actors held
+        after = {pid for _, pids in executor.map_chunks(actor_pid, chunks) for pid in pids}
+        assert not after & again  # released at the batches: new actors
 
 
 def test_a_killed_worker_is_retried_and_results_stay_in_order(ray_cluster, tmp_path):

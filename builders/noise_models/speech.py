@@ -23,6 +23,7 @@ never re-synthesises. :meth:`~SpeechInterfaceNoise.apply` reads the results back
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -43,10 +44,10 @@ from noisecraft.noise_models.speech_tts import (
     Synthesiser,
 )
 from noisecraft.params import param
-from noisecraft.runtime import CurrentCache, ResultCache, cached_map
+from noisecraft.runtime import CurrentCache, ResultCache, cache_root, cached_map
 from noisecraft.runtime.batching import length_batches, stable_key
 from noisecraft.runtime.device import DEVICES, DTYPES
-from noisecraft.runtime.offload import chunk_runner, gather_chunks, run_here
+from noisecraft.runtime.offload import chunk_runner, gather_chunks, on_model_actor, run_here
 from noisecraft.runtime.whisper import OpenAIWhisperRecogniser, TransformersWhisperRecogniser
 
 TTS_ENGINES = ("gtts", "espeak")
@@ -123,6 +124,10 @@ class SpeechRuntime:
         synthesise = self.synthesiser.synthesise
 
         def compute(missing: list[str], store: Callable[[list[Any], Sequence[Any]], None]) -> list[str]:
+            if on_model_actor():  # the driver synthesised every clip of the chunk into its audio cache
+                raise ConfigError(f"speech: a model actor on {os.uname().nodename} finds {len(missing)} clip(s) of its "
+                                  f"batch missing from the audio cache at {cache_root()}: set NOISECRAFT_CACHE to a "
+                                  "path shared by the driver and every node of the Ray cluster")
             encoded = [encode_pcm(synthesise(text)) for text in missing]
             store(missing, encoded)
             return encoded

@@ -19,6 +19,7 @@ from typing import Any
 ChunkRunner = Callable[[Callable[[list[Any]], list[Any]], Sequence[list[Any]]], Iterator[tuple[int, list[Any]]]]
 
 _RUNNER: ContextVar[ChunkRunner | None] = ContextVar("noisecraft_chunk_runner", default=None)
+_ON_ACTOR: ContextVar[bool] = ContextVar("noisecraft_on_model_actor", default=False)
 
 
 @contextmanager
@@ -34,6 +35,23 @@ def running_chunks_with(runner: ChunkRunner | None) -> Iterator[None]:
 def chunk_runner() -> ChunkRunner | None:
     """The runner set by the enclosing :func:`running_chunks_with`, if any."""
     return _RUNNER.get()
+
+
+@contextmanager
+def computing_on_actor() -> Iterator[None]:
+    """Within the block, this process is a model actor computing a chunk for a driver elsewhere (see
+    :func:`on_model_actor`)."""
+    token = _ON_ACTOR.set(True)
+    try:
+        yield
+    finally:
+        _ON_ACTOR.reset(token)
+
+
+def on_model_actor() -> bool:
+    """Whether a chunk is being computed on a model actor: there, an input the driver should have put in a cache
+    (a speech clip) and that is missing means the actor cannot see the driver's cache, an error, not work to redo."""
+    return _ON_ACTOR.get()
 
 
 def run_here(function: Callable[[list[Any]], list[Any]], chunks: Sequence[list[Any]]) -> Iterator[tuple[int, list[Any]]]:
