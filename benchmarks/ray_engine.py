@@ -8,8 +8,11 @@ package, as they would in a long cluster run. Measured:
 * build, rule-based: ``keyboard`` on the 5,463 QNLI dev questions (``--batch-size`` rows per batch/task);
 * build, model-based: ``replace-entity`` with the tiny random BERT tagger of ``tests/tiny_models.py`` on CPU,
   fresh output cache each run: the ``prepare`` pass runs the model (locally in the build's process; on Ray in a
-  Ray Data actor pool), then the batches read the cache; ``cached`` is a rebuild with the cache full (the batch
+  pool of model actors), then the batches read the cache; ``cached`` is a rebuild with the cache full (the batch
   pass alone);
+* model work on actors, on the 41-row ``demo`` source, fresh output caches each run: ``translation`` (a round trip
+  through the tiny random Marian models of ``tests/tiny_models.py``: two models, so two rounds of actor work) and
+  ``asr`` (espeak-ng speech recognised by pocketsphinx with a small domain language model); local x1 against Ray;
 * overhead per task: a function that returns its argument, over ``--tasks`` items, per item;
 * mining: ``mine wikiedits`` on ``--files`` synthetic history dumps of ``--mb`` MB each (real pages repeated,
   as in ``benchmarks/wikiedits_mining.py``), next to the bare parse (decompress + ``iterparse``) of one file in
@@ -18,6 +21,7 @@ package, as they would in a long cluster run. Measured:
 The machine is shared: the load average at the start and the end is printed; read the numbers as ±30 %.
 
 Usage: python benchmarks/ray_engine.py [--cpus 2] [--mb 20] [--files 4] [--corpora ../shared/corpora]
+       [--jobs rule,mining,overhead,model,mt,asr] (a subset: e.g. ``--jobs mt,asr``)
 """
 
 from __future__ import annotations
@@ -55,6 +59,17 @@ def build_rows(corpora: Path, out: Path, noise: str, engine: str, num_proc: int,
     return int(built.stats["rows_in"])
 
 
+#: The measurements, selectable with ``--jobs``.
+JOBS = ("rule", "mining", "overhead", "model", "mt", "asr")
+
+
+def demo_rows(out: Path, noise: str, engine: str) -> int:
+    import noisecraft as nc
+
+    [built] = nc.build("demo", noise, out, engine=engine, progress=False, overwrite=True)
+    return int(built.stats["rows_in"])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cpus", type=int, default=2, help="processes of the local pool and CPUs of the Ray cluster")
@@ -63,7 +78,11 @@ def main() -> None:
     parser.add_argument("--batch-size", type=int, default=500)
     parser.add_argument("--tasks", type=int, default=400, help="items of the overhead measurement")
     parser.add_argument("--corpora", type=Path, default=DEFAULT_CORPORA)
+    parser.add_argument("--jobs", default=",".join(JOBS), help=f"comma-separated subset of {', '.join(JOBS)}")
     args = parser.parse_args()
+    jobs = set(args.jobs.split(","))
+    if jobs - set(JOBS):
+        parser.error(f"--jobs: unknown {', '.join(sorted(jobs - set(JOBS)))}; choose from {', '.join(JOBS)}")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 
@@ -80,7 +99,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="noisecraft-raybench-") as tmp_name:
         tmp = Path(tmp_name)
         dumps = []
-        for i in range(args.files):
+        for i in range(args.files if "mining" in jobs else 0):
             dumps.append(tmp / f"history-{i}.xml")
             synthetic_dump(args.corpora, args.mb, dumps[-1])
         total_mb = sum(p.stat().st_size for p in dumps) / 1e6
@@ -106,6 +125,18 @@ def main() -> None:
                 record(f"build {label}, cache full", f"{engine} x{procs}", f"{cached:.1f}",
                        f"{counted[0] / cached:,.0f} rows/s")
 
+        def demo(label: str, noise: str, engine: str) -> None:
+            def run(cache: str) -> int:
+                os.environ["NOISECRAFT_CACHE"] = str(tmp / cache)
+                return demo_rows(tmp / "out-demo", noise, engine)
+
+            if engine == "ray":
+                run(f"warm-{label}")  # workers started, imports done
+            counted: list[int] = []
+            seconds = timed(lambda: counted.append(run(f"{label}-{engine}")))
+            record(f"build {label}", f"{engine} x{1 if engine == 'local' else args.cpus}", f"{seconds:.1f}",
+                   f"{counted[0] / seconds:,.1f} rows/s")
+
         def overhead(executor: Any, engine: str) -> None:
             with executor:
                 list(executor.imap(_identity, range(args.cpus * 4)))
@@ -125,30 +156,54 @@ def main() -> None:
                    f"{total_mb / seconds:.1f} MB/s = {total_mb / seconds / procs:.1f} per core; {same}")
 
         # 1. the local engine while this process has no thread and no torch: its pool forks, as a CLI run's does
-        miner.mine_file(args.corpora / "mediawiki/pywikibot_article-pear_export-0.3.xml")  # imports, regexes
-        bare = timed(lambda: sum(1 for _ in read_dump(dumps[0])))
-        record("bare parse (1 file, this process)", "x1", f"{bare:.1f}",
-               f"{dumps[0].stat().st_size / 1e6 / bare:.1f} MB/s per core")
+        if "mining" in jobs:
+            miner.mine_file(args.corpora / "mediawiki/pywikibot_article-pear_export-0.3.xml")  # imports, regexes
+            bare = timed(lambda: sum(1 for _ in read_dump(dumps[0])))
+            record("bare parse (1 file, this process)", "x1", f"{bare:.1f}",
+                   f"{dumps[0].stat().st_size / 1e6 / bare:.1f} MB/s per core")
         for procs in (1, args.cpus):
-            build("rule-based (keyboard)", "keyboard", "local", procs)
-            mining("local", procs)
-        overhead(WorkerPool(args.cpus), "local")
+            if "rule" in jobs:
+                build("rule-based (keyboard)", "keyboard", "local", procs)
+            if "mining" in jobs:
+                mining("local", procs)
+        if "overhead" in jobs:
+            overhead(WorkerPool(args.cpus), "local")
         # 2. model-based, local: torch is loaded, so the pool spawns (noisecraft.workers), as in any model build
-        from tiny_models import tiny_model
+        from noisecraft.noise_models.speech_asr import write_domain_lm
+
+        from tiny_models import CORPUS_EN, tiny_model
 
         tagger = f"replace-entity(tagger={tiny_model('ner-tagger')})"
         model_label = "model-based (replace-entity, tiny BERT)"
-        for procs in (1, args.cpus):
-            build(model_label, tagger, "local", procs)
+        mt = (f"translation(forward_model={tiny_model('marian-en-de')},backward_model={tiny_model('marian-de-en')},"
+              "max_new_tokens=12,token_budget=1600)")
+        mt_label = "translation round trip (demo, tiny Marian)"
+        asr = f"asr(tts=espeak,asr=pocketsphinx,lm={write_domain_lm(CORPUS_EN, tmp / 'questions.arpa')})"
+        asr_label = "asr (demo, espeak + pocketsphinx)"
+        if "model" in jobs:
+            for procs in (1, args.cpus):
+                build(model_label, tagger, "local", procs)
+        if "mt" in jobs:
+            demo(mt_label, mt, "local")
+        if "asr" in jobs:
+            demo(asr_label, asr, "local")
         # 3. Ray, a local cluster of --cpus CPUs started once
         import ray
 
         start_ray = timed(lambda: ray.init(num_cpus=args.cpus, include_dashboard=False, logging_level="ERROR",
                                            object_store_memory=200 * 1024**2))
-        build("rule-based (keyboard)", "keyboard", "ray", args.cpus)
-        mining("ray", args.cpus)
-        overhead(RayExecutor(), "ray")
-        build(model_label, tagger, "ray", args.cpus)
+        if "rule" in jobs:
+            build("rule-based (keyboard)", "keyboard", "ray", args.cpus)
+        if "mining" in jobs:
+            mining("ray", args.cpus)
+        if "overhead" in jobs:
+            overhead(RayExecutor(), "ray")
+        if "model" in jobs:
+            build(model_label, tagger, "ray", args.cpus)
+        if "mt" in jobs:
+            demo(mt_label, mt, "ray")
+        if "asr" in jobs:
+            demo(asr_label, asr, "ray")
         ray.shutdown()
     print(f"{args.cpus} CPUs; Ray local cluster start-up {start_ray:.1f} s (not counted below); load average "
           f"{load_start:.1f} at the start, {os.getloadavg()[0]:.1f} at the end\n")

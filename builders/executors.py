@@ -159,7 +159,7 @@ class RayExecutor:
         self._shipped: dict[str, Any] = {}  # function digest -> its object reference, while the actor pool lives
 
     def __enter__(self) -> RayExecutor:
-        self._scope = models_run_on(self.actor_accelerator)
+        self._scope = models_run_on(self.actor_accelerator, f"ray executor {id(self)}")
         self._scope.__enter__()
         return self
 

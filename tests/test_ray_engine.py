@@ -79,7 +79,7 @@ def test_ray_mining_gives_the_local_dictionary_and_resumes_from_checkpoints(ray_
            {k: v for k, v in local_dict.stats.items() if k != "seconds"}
 
 
-def test_model_outputs_come_from_ray_data_actors_into_the_cache_a_local_rebuild_reads(ray_cluster, tmp_path,
+def test_model_outputs_come_from_ray_model_actors_into_the_cache_a_local_rebuild_reads(ray_cluster, tmp_path,
                                                                                      monkeypatch):
     from noisecraft.runtime.heads import Head
 
@@ -97,7 +97,7 @@ def test_model_outputs_come_from_ray_data_actors_into_the_cache_a_local_rebuild_
     assert _files(tmp_path / "again") == _files(tmp_path / "local")
 
 
-def test_translation_runs_on_ray_data_actors_into_the_cache_a_local_rebuild_reads(ray_cluster, tmp_path, monkeypatch):
+def test_translation_runs_on_ray_model_actors_into_the_cache_a_local_rebuild_reads(ray_cluster, tmp_path, monkeypatch):
     from noisecraft.runtime.seq2seq import Seq2SeqGenerator
 
     from tiny_models import tiny_model
@@ -127,7 +127,7 @@ def test_translation_runs_on_ray_data_actors_into_the_cache_a_local_rebuild_read
     assert _files(tmp_path / "again") == _files(tmp_path / "local")
 
 
-def test_whisper_recognises_on_ray_data_actors_into_the_cache_a_local_rebuild_reads(ray_cluster, tmp_path,
+def test_whisper_recognises_on_ray_model_actors_into_the_cache_a_local_rebuild_reads(ray_cluster, tmp_path,
                                                                                    monkeypatch):
     from noisecraft.noise_models.speech import SpeechRuntime
     from noisecraft.runtime.whisper import TransformersWhisperRecogniser
@@ -193,14 +193,16 @@ def test_auto_placement_is_resolved_for_the_cluster_actors_in_every_process_of_a
 
     monkeypatch.setattr(executors, "_probe", probe)
     assert pick_placement() == Placement("cpu", "float32")  # this driver has no GPU
+    spec = parse_noise("translation(forward_model={m},backward_model={m})".format(m=tiny_model("marian-en-de")))
+    assert spec.provenance()["forward"]["device"] == "cpu"  # made (and loaded) before the build, for this machine
     with RayExecutor() as executor:
         assert pick_placement() == Placement("cuda", "bfloat16")  # for the actors, not for the driver
         assert pick_placement("cuda:0", "float16") == Placement("cuda:0", "float16")  # explicit, the actors have it
         assert list(executor.imap(placement_in_a_task, [0, 1])) == [Placement("cuda", "bfloat16")] * 2  # tasks too
-        spec = parse_noise("translation(forward_model={m},backward_model={m})".format(m=tiny_model("marian-en-de")))
-        assert spec.provenance()["forward"]["device"] == "cuda"  # the card records the actors' device
+        assert spec.provenance()["forward"]["device"] == "cuda"  # in the build: the actors' device, on the card too
         assert spec.provenance()["forward"]["dtype"] == "bfloat16"
     assert pick_placement() == Placement("cpu", "float32")  # the scope ends with the executor
+    assert spec.provenance()["forward"]["device"] == "cpu"
     monkeypatch.undo()
     with RayExecutor():  # the real probe: the actors of this cluster have no GPU
         with pytest.raises(ConfigError, match="device 'cuda' was asked for, but torch on the cluster's model actors "

@@ -29,6 +29,7 @@ from noisecraft.edits import Noised, Span, compose, remap_span
 from noisecraft.errors import ConfigError, InputError
 from noisecraft.noise_models.record import Join, NoiseInput, PairText, all_plain_texts, check_seed, text_problem
 from noisecraft.params import ParamSpec, file_digest, schema
+from noisecraft.runtime.device import placement_scope
 from noisecraft.seeding import ExampleRng, example_rngs, params_digest
 
 __all__ = ["Capabilities", "NoiseInput", "NoiseModel", "PairText", "run_steps", "prepare_steps", "step_rngs"]
@@ -206,12 +207,13 @@ class NoiseModel:
     def runtime(self, refresh: bool = False) -> Any:
         """The runtime of this spec, loaded once per process. With ``refresh`` (whenever a spec is made),
         it is loaded again if a file it reads has changed since; plain calls cost one dictionary lookup."""
-        held = _RUNTIMES.get(self)
+        key = (self, placement_scope())  # a Ray build resolves model placements for its actors: its own runtime
+        held = _RUNTIMES.get(key)
         if held is not None and not refresh:
             return held[1]
         stamps = self._file_stamps()
         if held is None or held[0] != stamps:
-            held = _RUNTIMES[self] = (stamps, self.load())
+            held = _RUNTIMES[key] = (stamps, self.load())
         return held[1]
 
     def _file_stamps(self) -> tuple[tuple[str, int, int], ...]:

@@ -92,18 +92,31 @@ def local_accelerator() -> Accelerator:
                        torch.__version__)
 
 
-#: The accelerator of the machines models run on when that is not this process (a Ray build's driver), read lazily.
-_REMOTE: ContextVar[Callable[[], Accelerator] | None] = ContextVar("noisecraft_model_accelerator", default=None)
+#: The accelerator of the machines models run on when that is not this process (a Ray build's driver), read lazily,
+#: and a name for that scope (see :func:`placement_scope`).
+_REMOTE: ContextVar[tuple[Callable[[], Accelerator], str] | None] = ContextVar("noisecraft_model_accelerator",
+                                                                               default=None)
 
 
 @contextmanager
-def models_run_on(accelerator: Callable[[], Accelerator]) -> Iterator[None]:
-    """Within the block, placements resolve for ``accelerator()`` (called when a model first needs it)."""
-    token = _REMOTE.set(accelerator)
+def models_run_on(accelerator: Callable[[], Accelerator], scope: str) -> Iterator[None]:
+    """Within the block, placements resolve for ``accelerator()`` (called when a model first needs it); ``scope``
+    names those machines (one executor's actors), so runtimes loaded for them are kept apart."""
+    token = _REMOTE.set((accelerator, scope))
     try:
         yield
     finally:
         _REMOTE.reset(token)
+
+
+def placement_scope() -> str:
+    """Which machines placements resolve for now, without probing them: ``""`` for this process's torch, else the
+    scope of :func:`models_run_on` or the accelerator :data:`ACCELERATOR_VARIABLE` names. A model's runtime (which
+    holds its placement) is kept per scope, so a spec loaded before a Ray build is loaded again for its actors."""
+    remote = _REMOTE.get()
+    if remote is not None:
+        return remote[1]
+    return os.environ.get(ACCELERATOR_VARIABLE, "")
 
 
 def model_accelerator() -> tuple[Accelerator, str]:
@@ -111,7 +124,7 @@ def model_accelerator() -> tuple[Accelerator, str]:
     :func:`models_run_on`, else the one :data:`ACCELERATOR_VARIABLE` names, else this process's."""
     remote = _REMOTE.get()
     if remote is not None:
-        return remote(), "the cluster's model actors"
+        return remote[0](), "the cluster's model actors"
     text = os.environ.get(ACCELERATOR_VARIABLE)
     if text:
         return Accelerator.from_text(text), "the cluster's model actors"
