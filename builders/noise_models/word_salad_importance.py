@@ -317,8 +317,9 @@ class _ImportanceSalad(NoiseModel):
         if mapping.how == "by name":
             return f"The classifier's labels ({labels}) are the dataset's, matched by name."
         return (f"The classifier names no labels ({labels}): only their number was checked against the dataset's "
-                f"({', '.join(mapping.dataset_labels)}), a positional match, so that it was fine-tuned on this task "
-                "is unchecked (its model card says).")
+                f"({', '.join(mapping.dataset_labels)}), a positional match (their order does not matter here: "
+                "importance follows the predicted label), so whether it was fine-tuned on this task is unchecked: its "
+                "model card says.")
 
     def describe(self) -> str:
         model = self._runtime.head.fingerprint(self._runtime.task)["model"]
