@@ -234,12 +234,12 @@ def run_batches(job: NoiseJob, data: SourceData, features: Any, num_proc: int, b
             yield job, features, data.origin, start, rows
 
     work = items()
-    done: list[BatchResult] = []
+    done: Iterator[BatchResult] = iter(())
     if parallel:
         # the first batch runs here, before the workers are forked: what its noise and statistics build lazily
-        # (word classes, keyboard tables, tokenizers: half a second) is then built once and inherited by every
-        # worker, not built again in each
-        done.append(_process_item(next(work)))
+        # (keyboard tables, tokenizers, memos) is then built once and inherited by every worker, not built again
+        # in each
+        done = iter([_process_item(next(work))])  # let go of once consumed
         workers.start()  # before the progress bar's monitor thread: then the workers can be forked
     total = len(data.rows) if isinstance(data.rows, Sized) else None  # a streamed file is not counted ahead
     bar = tqdm(total=total, desc=desc, unit="row", disable=not progress, leave=False)
