@@ -55,6 +55,7 @@ import json
 import os
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -204,14 +205,35 @@ def run_series(label: str, module: str, sizes: list[int], num_procs: list[int], 
     return runs
 
 
+def paired_base(runs: list[dict], k: int) -> float | None:
+    """Seconds of the num_proc 1 run that ``runs[k]`` is compared with: of the same implementation, size and fields,
+    the nearest one before it (else after it). Repeated ``--num-proc 1 2 1 2`` series thus compare each run with its
+    neighbour, not with a run made minutes apart, when the machine's own speed moved in between."""
+    key = (runs[k]["impl"], runs[k]["rows"], runs[k]["fields"])
+    singles = [j for j, r in enumerate(runs) if r["num_proc"] == 1 and r["rc"] == 0
+               and (r["impl"], r["rows"], r["fields"]) == key]
+    before = [j for j in singles if j < k]
+    pick = before[-1] if before else min(singles, default=None, key=lambda j: abs(j - k))
+    return runs[pick]["seconds"] if pick is not None else None
+
+
+def speedup_summary(runs: list[dict]) -> list[str]:
+    """Per implementation, size, fields and num_proc > 1: the median and range of the paired speedups."""
+    found: dict[tuple, list[float]] = {}
+    for k, r in enumerate(runs):
+        base = paired_base(runs, k)
+        if r["num_proc"] > 1 and r["rc"] == 0 and base:
+            found.setdefault((r["impl"], r["rows"], r["fields"], r["num_proc"]), []).append(base / r["seconds"])
+    return [f"{impl} {rows:,} rows, {fields}, num_proc {n}: speedup median {statistics.median(v):.2f}x over {len(v)} "
+            f"pair(s) (min {min(v):.2f}x, max {max(v):.2f}x)" for (impl, rows, fields, n), v in found.items()]
+
+
 def table_rows(runs: list[dict]) -> list[tuple]:
-    """One printed row per run; the speedup is against num_proc 1 of the same implementation, size and fields."""
-    single = {(r["impl"], r["rows"], r["fields"]): r["seconds"] for r in runs
-              if r["num_proc"] == 1 and r["rc"] == 0}
+    """One printed row per run; the speedup is against the paired num_proc 1 run (:func:`paired_base`)."""
     rows = []
-    for r in runs:
+    for k, r in enumerate(runs):
         ok = r["rc"] == 0
-        base = single.get((r["impl"], r["rows"], r["fields"]))
+        base = paired_base(runs, k)
         seconds = f"{r['seconds']:.1f}" if ok else (f">{r['seconds']:.0f} killed" if r["timed_out"] else "error")
         rows.append((r["impl"], f"{r['rows']:,}", r["fields"], r["num_proc"], seconds,
                      f"{r['cli_seconds']:.1f}" if r["cli_seconds"] is not None else "-",
@@ -288,6 +310,7 @@ def main() -> None:
           f"the sum over all processes (PSS: shared pages split)\n")
     print(format_table(("impl", "rows", "fields", "num_proc", "seconds", "cli s", "cpu s", "others", "rows/s", "main MB",
                         "workers MB", "all MB", "tree RSS MB", "tree PSS MB", "shards", "speedup"), table_rows(runs)))
+    print("\n" + "\n".join(speedup_summary(runs)))
     print("\nprevious (issue 22, before one forked pool): 88k rows with contexts at --num-proc 2 peaked at 1,153 MB over "
           "all processes (618 MB with one process); questions only, --num-proc 2 was 0.83x at 10k rows and 1.43x at 100k"
           "\nprevious (one forked pool, before streamed sources): 88k rows with contexts at --num-proc 2, tree RSS 995 MB "

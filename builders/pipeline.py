@@ -22,6 +22,7 @@ from itertools import chain, islice
 from pathlib import Path
 from typing import Any
 
+from noisecraft.collector import long_lived
 from noisecraft.config_request import ConfigRequest
 from noisecraft.errors import ConfigError, InputError
 from noisecraft.executors import Executor, RayExecutor, check_engine, make_executor
@@ -218,14 +219,10 @@ def run_batches(job: NoiseJob, data: SourceData, features: Any, num_proc: int, b
     from tqdm.auto import tqdm
 
     batches = _numbered(data.rows, batch_size)
-    head = list(islice(batches, 2))  # one batch runs here; a second one is worth the workers
+    head = list(islice(batches, 2))  # a split of one batch runs here; a second one is worth the workers
     parallel = len(head) > 1 and (pool.parallel if pool is not None else num_proc > 1)
     workers: Executor = pool if parallel and pool is not None else WorkerPool(num_proc if parallel else 1)
-    if parallel:
-        workers.start()  # before the progress bar's monitor thread: then the workers can be forked
     seen: set[str] = set()
-    total = len(data.rows) if isinstance(data.rows, Sized) else None  # a streamed file is not counted ahead
-    bar = tqdm(total=total, desc=desc, unit="row", disable=not progress, leave=False)
 
     def items() -> Iterator[tuple[NoiseJob, Any, str, int, Sequence[dict[str, Any]]]]:
         for start, rows in chain(head, batches):
@@ -236,8 +233,18 @@ def run_batches(job: NoiseJob, data: SourceData, features: Any, num_proc: int, b
                 seen.add(row["id"])
             yield job, features, data.origin, start, rows
 
+    work = items()
+    done: Iterator[BatchResult] = iter(())
+    if parallel:
+        # the first batch runs here, before the workers are forked: what its noise and statistics build lazily
+        # (keyboard tables, tokenizers, memos) is then built once and inherited by every worker, not built again
+        # in each
+        done = iter([_process_item(next(work))])  # let go of once consumed
+        workers.start()  # before the progress bar's monitor thread: then the workers can be forked
+    total = len(data.rows) if isinstance(data.rows, Sized) else None  # a streamed file is not counted ahead
+    bar = tqdm(total=total, desc=desc, unit="row", disable=not progress, leave=False)
     try:
-        for result in workers.imap(_process_item, items()):
+        for result in chain(done, workers.imap(_process_item, work)):
             bar.update(result.stats.rows_in)
             yield result
     finally:
@@ -369,12 +376,6 @@ def build_config(repo: DatasetRepo, request: ConfigRequest, *, num_proc: int = 1
                                              normalised=model.capabilities.model_based))
     columns: dict[str, Counter[Any]] = {}
 
-    if model.capabilities.model_based:  # every input of the split through the model at once (see Capabilities)
-        # on Ray, a model computes its missing outputs on Ray Data actors and stores them in the cache here
-        with running_chunks_with(pool.map_chunks if isinstance(pool, RayExecutor) else None):
-            for field_name in job.fields:
-                prepare_field(job, data.rows, field_name, progress)
-
     def tables() -> Iterator[Any]:
         for result in run_batches(job, data, features, num_proc, batch_size, progress, desc=name, pool=pool):
             collected.stats.merge(result.stats)
@@ -383,8 +384,14 @@ def build_config(repo: DatasetRepo, request: ConfigRequest, *, num_proc: int = 1
             summarise_columns(result.table, list(model.row_columns), columns)
             yield result.table
 
-    paths = repo.write_split(name, data.split, tables(), features, ROW_GROUP_ROWS, SHARD_ROWS,
-                             check=lambda: _check_not_empty(collected.stats, data.origin))
+    with long_lived():  # the modules imported and the source read so far stay out of the collector's walks
+        if model.capabilities.model_based:  # every input of the split through the model at once (see Capabilities)
+            # on Ray, a model computes its missing outputs on Ray Data actors and stores them in the cache here
+            with running_chunks_with(pool.map_chunks if isinstance(pool, RayExecutor) else None):
+                for field_name in job.fields:
+                    prepare_field(job, data.rows, field_name, progress)
+        paths = repo.write_split(name, data.split, tables(), features, ROW_GROUP_ROWS, SHARD_ROWS,
+                                 check=lambda: _check_not_empty(collected.stats, data.origin))
     stats = collected.stats.to_dict()
     if columns:
         stats["columns"] = {name: dict(sorted(counts.items())) for name, counts in columns.items()}

@@ -8,8 +8,9 @@ Workers are started lazily (a build whose splits fit in one batch never starts t
 life, so a build reuses them across all its configs. How they start:
 
 * ``fork`` on Linux when this process runs no other thread: the workers share the parent's imported modules
-  (copy-on-write; :func:`gc.freeze` first, so a collection in a worker does not copy every inherited object)
-  instead of importing the package again, which made each spawned worker cost 230-380 MB and a second of start-up;
+  (copy-on-write; frozen first, :func:`~noisecraft.collector.long_lived`, so a collection in a worker does not
+  copy every inherited object) instead of importing the package again, which made each spawned worker cost
+  230-380 MB and a second of start-up;
 * ``spawn`` otherwise (macOS; threads running; torch or another library with native thread pools loaded, as
   model-based noise does): forking a process with threads can deadlock on a lock another thread held. Start the
   pool (:meth:`WorkerPool.start`) before anything starts a thread, e.g. before a progress bar's monitor.
@@ -17,12 +18,14 @@ life, so a build reuses them across all its configs. How they start:
 
 from __future__ import annotations
 
-import gc
 import sys
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import ExitStack
 from typing import Any, TypeVar
+
+from noisecraft.collector import long_lived
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -48,7 +51,7 @@ class WorkerPool:
             raise ValueError("num_proc must be at least 1")
         self.num_proc = num_proc
         self._pool: Any = None
-        self._frozen = False
+        self._frozen: ExitStack | None = None
 
     @property
     def parallel(self) -> bool:
@@ -67,9 +70,9 @@ class WorkerPool:
             import multiprocessing
 
             method = start_method()
-            if method == "fork":
-                gc.freeze()  # inherited objects stay shared: a worker's collections do not touch them
-                self._frozen = True
+            if method == "fork":  # inherited objects stay shared: a worker's collections do not touch them
+                self._frozen = ExitStack()
+                self._frozen.enter_context(long_lived())
             self._pool = multiprocessing.get_context(method).Pool(self.num_proc)
         return self._pool
 
@@ -97,6 +100,6 @@ class WorkerPool:
             self._pool.terminate()
             self._pool.join()
             self._pool = None
-        if self._frozen:
-            gc.unfreeze()
-            self._frozen = False
+        if self._frozen is not None:
+            self._frozen.close()
+            self._frozen = None

@@ -255,6 +255,55 @@ def test_token_tags_stay_valid_on_the_shipped_sample(tmp_path):
     assert outputs[0] == outputs[1]
 
 
+def test_long_lived_blocks_nest_and_give_the_collector_back_as_it_was():
+    import gc
+
+    from noisecraft.collector import long_lived
+
+    assert gc.get_freeze_count() == 0  # nothing of the test process is frozen between tests
+    kept = [[]]  # a container the collector tracks
+    with long_lived():
+        outer = gc.get_freeze_count()
+        assert outer > 0 and not any(o is kept for o in gc.get_objects())
+        made = [[]]  # made inside the outer block: frozen by the inner one
+        with long_lived():
+            assert gc.get_freeze_count() > outer
+        assert gc.get_freeze_count() > outer  # the inner end thaws nothing: the outer block is still open
+        del made
+    assert gc.get_freeze_count() == 0 and any(o is kept for o in gc.get_objects())
+    # objects the caller froze itself stay frozen: unfreeze cannot tell whose they are
+    gc.freeze()
+    try:
+        held = gc.get_freeze_count()
+        with long_lived():
+            pass
+        assert gc.get_freeze_count() >= held > 0
+    finally:
+        gc.unfreeze()
+
+
+def test_a_parallel_build_noises_its_first_batch_here_and_the_rest_in_workers(tmp_path, monkeypatch):
+    import os
+
+    from noisecraft import pipeline
+
+    where = []
+    process_batch = pipeline.process_batch
+
+    def recording(job, features, origin, start, rows):
+        where.append((start, os.getpid()))
+        return process_batch(job, features, origin, start, rows)
+
+    monkeypatch.setattr(pipeline, "process_batch", recording)
+    built = build(tmp_path / "out", source="xquad", lang="en", data_file=corpus("xquad/xquad.en.json"),
+                  noise="keyboard", num_proc=2, batch_size=400)
+    here = [start for start, pid in where if pid == os.getpid()]
+    assert here == [0]  # the workers record theirs in their own processes
+    one = build(tmp_path / "one", source="xquad", lang="en", data_file=corpus("xquad/xquad.en.json"),
+                noise="keyboard", num_proc=1, batch_size=400)
+    assert built.path.read_bytes() == one.path.read_bytes()
+
+
 def _square(x: int) -> int:
     return x * x
 

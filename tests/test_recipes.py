@@ -42,8 +42,10 @@ TINY_MODELS = {
     "natural-translation": {"model": "tiny:marian-de-en", "max_new_tokens": 12},
     "asr": {"tts": "espeak", "asr": "hf-whisper", "asr_model": "tiny:whisper-hf"},
 }
-#: Classifiers of the importance-guided word salad (drop, repeat, replace, copyone) become the tiny MRPC-labelled BERT.
+#: Classifiers of the importance-guided word salad (drop, repeat, replace, copyone) become a tiny BERT with the labels
+#: of the group's source (the models refuse a classifier of another task; SST-2: unnamed labels, as the recipe's).
 TINY_CLASSIFIERS = {"drop", "repeat", "replace", "copyone"}
+TINY_CLASSIFIER_OF = {"glue/mrpc": "cls-mrpc", "glue/sst2": "cls-unnamed", "glue/mnli": "cls-mnli"}
 #: pbsmt trains on the Hub's training split by default: here on the toy corpus, and decodes its dev rows (the local
 #: MNLI slice's premises share no phrase with it); for SST-2 the toy training sentences are also the rows.
 PBSMT = {"mnli": ("tests/data/pbsmt/mnli_train.tsv", "tests/data/pbsmt/mnli_dev.tsv"),
@@ -121,7 +123,7 @@ def local_sets(path: Path, dictionaries: dict[str, Path]) -> list[str]:
                     train, rows = PBSMT[step["task"]]
                     sets += [f"{where}.data_file={REPO_ROOT / train}", f"configs.{g}.data_file={REPO_ROOT / rows}"]
                 if isinstance(step, dict) and str(step.get("name")).partition("@")[0] in TINY_CLASSIFIERS:
-                    sets.append(f"{where}.model={tiny_model('cls-mrpc')}")
+                    sets.append(f"{where}.model={tiny_model(TINY_CLASSIFIER_OF[group['source']])}")
                 if isinstance(step, dict) and step.get("name") in TINY_MODELS:
                     sets += [f"{where}.{key}={resolve_tiny(value)}" for key, value in TINY_MODELS[step["name"]].items()]
                     if step.get("tts") == "gtts":  # the Google accent (a domain) is no espeak voice; slower than the grid

@@ -411,3 +411,11 @@ def test_the_fallbacks_are_used_when_the_extensions_cannot_be_imported() -> None
     assert runs["built"].pop("built") == [True] * 4
     assert runs["blocked"].pop("built") == [False] * 4
     assert runs["blocked"] == runs["built"]
+
+
+def test_the_word_flags_table_is_the_word_pattern_on_every_code_point_of_the_basic_plane():
+    from noisecraft.text_units import word_pattern
+
+    table = stats._word_flags()
+    assert len(table) == 0x10000
+    assert table == bytes(map(bool, map(word_pattern().match, map(chr, range(0x10000)))))

@@ -2,7 +2,9 @@
 gradient of ``cls-one-word`` (a toy classifier that decides by "river") ranks the words; each transformation's
 invariants (drop keeps a subsequence, repeat copies kept words, replace draws whole vocabulary words, copyone
 copies the first text's most important word); pair fields read the pair; a new ``r`` or seed asks the model
-nothing; bad input is one line naming the config, nothing written."""
+nothing; the classifier's labels are checked against the source's class names (``cls-one-word-sst2`` and
+``cls-one-word-mrpc`` are the same classifier with those tasks' labels), a mismatch refused before any forward pass;
+bad input is one line naming the config, nothing written."""
 
 from __future__ import annotations
 
@@ -47,6 +49,18 @@ def _cache_in_tmp(tmp_path, monkeypatch):
 @pytest.fixture(scope="module")
 def one_word() -> str:
     return str(tiny_model("cls-one-word"))
+
+
+@pytest.fixture(scope="module")
+def sst2_word() -> str:
+    """The one-word classifier with SST-2's labels (a build on SST-2 accepts it)."""
+    return str(tiny_model("cls-one-word-sst2"))
+
+
+@pytest.fixture(scope="module")
+def mrpc_word() -> str:
+    """The one-word classifier with MRPC's labels."""
+    return str(tiny_model("cls-one-word-mrpc"))
 
 
 def words_of(text: str) -> list[str]:
@@ -173,7 +187,7 @@ def sst2(tmp_path, rows=12):
     return tsv
 
 
-def test_another_r_or_seed_asks_the_model_nothing(one_word, tmp_path, monkeypatch):
+def test_another_r_or_seed_asks_the_model_nothing(sst2_word, tmp_path, monkeypatch):
     from noisecraft.runtime.heads import Head
 
     tsv = sst2(tmp_path)
@@ -181,12 +195,12 @@ def test_another_r_or_seed_asks_the_model_nothing(one_word, tmp_path, monkeypatc
     original = Head.forward
     monkeypatch.setattr(Head, "forward", lambda self, task, batch: forwards.append(len(batch)) or original(self, task,
                                                                                                            batch))
-    first = nc.noise("drop", model=one_word, max_length=60)
+    first = nc.noise("drop", model=sst2_word, max_length=60)
     [built] = nc.build("glue/sst2", first, tmp_path / "a", data_file=tsv, progress=False)
     assert forwards == [12] and first.runtime().computed == 12  # one batch: prepare handed over the whole split
     forwards.clear()
-    for noise, seed in ((nc.noise("drop", model=one_word, r=0.3, max_length=60), 0),
-                        (nc.noise("replace", model=one_word, max_length=60), 7)):
+    for noise, seed in ((nc.noise("drop", model=sst2_word, r=0.3, max_length=60), 0),
+                        (nc.noise("replace", model=sst2_word, max_length=60), 7)):
         computed = noise.runtime().computed  # a runtime lives as long as the process (other tests may have used it)
         nc.build("glue/sst2", noise, tmp_path / f"b{seed}", data_file=tsv, seed=seed, progress=False)
         assert forwards == [] and noise.runtime().computed == computed  # the disk cache answered every input
@@ -195,19 +209,136 @@ def test_another_r_or_seed_asks_the_model_nothing(one_word, tmp_path, monkeypatc
                if len(words_of(r["original_sentence"])) > 1)
     manifest = json.loads((tmp_path / "a" / "noisecraft.json").read_text(encoding="utf-8"))
     card = (tmp_path / "a" / "README.md").read_text(encoding="utf-8")
-    assert "no longer describe the text" in card and "cls-one-word" in card
+    assert "no longer describe the text" in card and "cls-one-word-sst2" in card
     assert "sha256:" in json.dumps(manifest)  # the model's resolved identity is recorded
 
 
-def test_mrpc_copyone_build_replaces_sentence2_by_one_word_of_sentence1(one_word, tmp_path):
+def test_mrpc_copyone_build_replaces_sentence2_by_one_word_of_sentence1(mrpc_word, tmp_path):
     lines = corpus("glue/MRPC/dev.tsv").read_text(encoding="utf-8").splitlines(keepends=True)
     tsv = tmp_path / "dev.tsv"
     tsv.write_text("".join(lines[:21]), encoding="utf-8")
-    [built] = nc.build("glue/mrpc", nc.noise("copyone", model=one_word), tmp_path / "out", data_file=tsv,
+    [built] = nc.build("glue/mrpc", nc.noise("copyone", model=mrpc_word), tmp_path / "out", data_file=tsv,
                        progress=False)
     for row in pq.read_table(built.path).to_pylist():
         assert row["sentence2"] in words_of(row["sentence1"]) and row["label"] in (0, 1)
         assert row["noise_edits"][0]["kind"] == "copyone"
+
+
+# --- the classifier's labels against the source's class names ---------------------------------------------------------
+
+
+def glue_file(tmp_path, task: str, rows: int = 8):
+    """The first ``rows`` dev rows of a GLUE task's local file (MNLI: the local matched slice)."""
+    path = {"sst2": "glue/SST-2/dev.tsv", "mrpc": "glue/MRPC/dev.tsv",
+            "mnli": "glue_slices_fastnlp/MNLI/dev_matched.tsv"}[task]
+    lines = corpus(path).read_text(encoding="utf-8").splitlines(keepends=True)
+    tsv = tmp_path / f"{task}.tsv"
+    tsv.write_text("".join(lines[: rows + 1]), encoding="utf-8")
+    return tsv
+
+
+def built_labels(out) -> dict:
+    """The ``labels`` provenance of the one config built in ``out``."""
+    [config] = json.loads((out / "noisecraft.json").read_text(encoding="utf-8"))["configs"].values()
+    return config["provenance"]["labels"]
+
+
+def test_a_classifier_with_the_tasks_label_names_is_accepted_and_the_check_changes_no_output(sst2_word, one_word,
+                                                                                             tmp_path):
+    out = tmp_path / "out"
+    [built] = nc.build("glue/sst2", nc.noise("drop", model=sst2_word), out, data_file=glue_file(tmp_path, "sst2"),
+                       progress=False)
+    rows = pq.read_table(built.path).to_pylist()
+    originals = [r["original_sentence"] for r in rows]
+    # the same as the unchecked Python face, and as cls-one-word (same weights, other label names: the golden's model)
+    assert [r["sentence"] for r in rows] == [n.text for n in nc.noise("drop", model=sst2_word)(originals)]
+    assert [r["sentence"] for r in rows] == [n.text for n in nc.noise("drop", model=one_word)(originals)]
+    assert any(r["sentence"] != r["original_sentence"] for r in rows)
+    assert built_labels(out) == {"how": "by name", "map": {"negative": "negative", "positive": "positive"}}
+    assert "labels (negative, positive) are the dataset's, matched by name" in (out / "README.md").read_text("utf-8")
+
+
+def test_a_classifier_that_names_no_labels_is_accepted_by_position_and_the_card_says_so(tmp_path):
+    out = tmp_path / "out"
+    nc.build("glue/sst2", nc.noise("replace", model=str(tiny_model("cls-unnamed"))), out,
+             data_file=glue_file(tmp_path, "sst2"), progress=False)
+    labels = built_labels(out)
+    assert labels["how"].startswith("by position") and labels["map"] == {"LABEL_0": "negative", "LABEL_1": "positive"}
+    card = " ".join((out / "README.md").read_text(encoding="utf-8").split())
+    assert ("names no labels (LABEL_0, LABEL_1): only their number was checked against the dataset's (negative, "
+            "positive), a positional match") in card
+
+
+def test_without_class_names_the_classifier_is_not_checked_and_the_card_says_so(one_word, tmp_path):
+    """SQuAD questions have no class label: any classifier is taken, and the card says its task is unchecked."""
+    out = tmp_path / "out"
+    nc.build("demo", nc.noise("drop", model=one_word), out, progress=False)
+    assert built_labels(out) == {"how": "unchecked (the data names no class labels)", "map": None}
+    assert "The classifier's task is unchecked" in (out / "README.md").read_text(encoding="utf-8")
+
+
+#: (noise, tiny classifier, task, what the one-line refusal says after ``NOISE@1 model=PATH: ``)
+REFUSED = [
+    ("drop", "cls-one-word", "sst2", "labels of model cls-one-word (other, mentions_river) do not fit the dataset's "
+                                     "(negative, positive): cannot match other, mentions_river by name."),
+    ("replace", "cls-one-word-sst2", "mrpc", "labels of model cls-one-word-sst2 (negative, positive) do not fit the "
+                                             "dataset's (not_equivalent, equivalent): cannot match negative, positive "
+                                             "by name."),
+    ("copyone", "cls-mnli", "mrpc", "labels of model cls-mnli (CONTRADICTION, ENTAILMENT, NEUTRAL) do not fit the "
+                                    "dataset's (not_equivalent, equivalent): cannot match CONTRADICTION, ENTAILMENT, "
+                                    "NEUTRAL by name."),
+    ("repeat", "cls-unnamed", "mnli", "labels of model cls-unnamed (LABEL_0, LABEL_1) do not fit the dataset's "
+                                      "(entailment, neutral, contradiction): it has 2 labels and the dataset 3."),
+]
+
+
+@pytest.fixture
+def forwards(monkeypatch) -> list[int]:
+    """The sizes of the model batches run from now on (a refusal must come before any)."""
+    from noisecraft.runtime.heads import Head
+
+    seen: list[int] = []
+    original = Head.forward
+    monkeypatch.setattr(Head, "forward", lambda self, task, batch: seen.append(len(batch)) or original(self, task, batch))
+    return seen
+
+
+@pytest.mark.parametrize(("noise", "classifier", "task", "expected"), REFUSED, ids=[f"{n}-{c}-{t}" for n, c, t, _ in REFUSED])
+def test_a_classifier_of_another_task_is_refused_before_any_forward_pass(noise, classifier, task, expected, tmp_path,
+                                                                         forwards, capsys):
+    model, tsv = str(tiny_model(classifier)), glue_file(tmp_path, task)
+    capsys.readouterr()  # building the tiny model may have shown progress
+    split = ["--split", "validation_matched"] if task == "mnli" else []
+    out = tmp_path / "cli"
+    assert main(["build", "--source", f"glue/{task}", "--data-file", str(tsv), *split, "--noise",
+                 f"{noise}(model={model})", "--out", str(out), "--no-progress"]) == 2
+    message = one_error(capsys)
+    assert message == f"noisecraft: error: {noise}@1 model={model}: {expected} Use a classifier fine-tuned on this " \
+                      "dataset's task: its gradient must say which words matter for that task"
+    assert not (out / "noisecraft.json").exists()
+    with pytest.raises(ConfigError) as refused:
+        nc.build(f"glue/{task}", nc.noise(noise, model=model), tmp_path / "py", data_file=tsv,
+                 split="validation_matched" if task == "mnli" else None, progress=False)
+    assert str(refused.value) == message.removeprefix("noisecraft: error: ")
+    assert forwards == [] and not (tmp_path / "py" / "noisecraft.json").exists()
+
+
+def test_the_check_reaches_a_chain_step_and_perturb(one_word, sst2_word, forwards):
+    import datasets
+
+    with pytest.raises(ConfigError, match=r"drop@1 model=.*cls-one-word: labels of model cls-one-word \(other, "):
+        nc.noise(f"keyboard | drop(model={one_word})").for_labels(["negative", "positive"])
+    features = datasets.Features({"id": datasets.Value("string"), "sentence": datasets.Value("string"),
+                                  "label": datasets.ClassLabel(names=["negative", "positive"])})
+    data = datasets.Dataset.from_dict({"id": ["a", "b"], "sentence": ["the river is old", "a city of people"],
+                                       "label": [1, 0]}, features=features)
+    layout = nc.LabelLayout(class_label="label")
+    with pytest.raises(ConfigError, match="cannot match other, mentions_river by name"):
+        nc.perturb(data, nc.noise("drop", model=one_word), ["sentence"], labels=layout)
+    assert forwards == []
+    noised = nc.perturb(data, nc.noise("drop", model=sst2_word), ["sentence"], labels=layout)
+    first = noised["sentence"][0].split()
+    assert ONE_WORD in first and len(first) == 2
 
 
 # --- bad input -------------------------------------------------------------------------------------------------------
@@ -219,15 +350,15 @@ def one_error(capsys) -> str:
     return message
 
 
-def test_copyone_on_a_single_text_source_is_one_line_and_writes_nothing(one_word, tmp_path, capsys):
+def test_copyone_on_a_single_text_source_is_one_line_and_writes_nothing(sst2_word, tmp_path, capsys):
     out = tmp_path / "out"
     assert main(["build", "--source", "glue/sst2", "--data-file", str(sst2(tmp_path)), "--noise",
-                 f"copyone(model={one_word})", "--out", str(out), "--no-progress"]) == 2
+                 f"copyone(model={sst2_word})", "--out", str(out), "--no-progress"]) == 2
     assert "copyone@1 needs a text-pair task" in one_error(capsys)
     assert not (out / "noisecraft.json").exists()
 
 
-def test_a_model_without_input_embeddings_is_one_line_and_writes_nothing(one_word, tmp_path, capsys, monkeypatch):
+def test_a_model_without_input_embeddings_is_one_line_and_writes_nothing(sst2_word, tmp_path, capsys, monkeypatch):
     import transformers
 
     def none(self):
@@ -236,7 +367,7 @@ def test_a_model_without_input_embeddings_is_one_line_and_writes_nothing(one_wor
     monkeypatch.setattr(transformers.BertForSequenceClassification, "get_input_embeddings", none)
     out = tmp_path / "out"
     assert main(["build", "--source", "glue/sst2", "--data-file", str(sst2(tmp_path)), "--noise",
-                 f"drop(model={one_word})", "--out", str(out), "--no-progress"]) == 2
+                 f"drop(model={sst2_word})", "--out", str(out), "--no-progress"]) == 2
     message = one_error(capsys)
     assert "drop@1 model=" in message and "has no input embeddings" in message
     assert not (out / "noisecraft.json").exists()
@@ -247,12 +378,12 @@ def test_a_model_is_required():
         nc.noise("replace")
 
 
-def test_the_parquet_does_not_depend_on_num_proc_or_batch_size(one_word, tmp_path):
+def test_the_parquet_does_not_depend_on_num_proc_or_batch_size(sst2_word, tmp_path):
     """prepare hands the model the whole split, so worker processes only read the cache: byte-identical output."""
     tsv = sst2(tmp_path, rows=20)
     outputs = []
     for name, kwargs in (("one", {}), ("two", {"num_proc": 2, "batch_size": 3})):
-        [built] = nc.build("glue/sst2", nc.noise("replace", model=one_word), tmp_path / name, data_file=tsv, seed=5,
+        [built] = nc.build("glue/sst2", nc.noise("replace", model=sst2_word), tmp_path / name, data_file=tsv, seed=5,
                            progress=False, **kwargs)
         outputs.append(b"".join(p.read_bytes() for p in sorted(built.path.parent.glob("*.parquet"))))
     assert outputs[0] and outputs[0] == outputs[1]

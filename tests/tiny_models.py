@@ -323,8 +323,26 @@ ONE_WORD = "river"
 
 @builder("cls-one-word")
 def _cls_one_word(folder: Path) -> None:
+    """The one-word classifier (:func:`_one_word_classifier`) with its own labels: ``mentions_river`` when the text
+    has the word, ``other`` otherwise (the labels of no benchmark: the golden files' model)."""
+    _one_word_classifier(folder, ("other", "mentions_river"))
+
+
+@builder("cls-one-word-sst2")
+def _cls_one_word_sst2(folder: Path) -> None:
+    """The one-word classifier with SST-2's labels (the word makes a text ``positive``)."""
+    _one_word_classifier(folder, ("negative", "positive"))
+
+
+@builder("cls-one-word-mrpc")
+def _cls_one_word_mrpc(folder: Path) -> None:
+    """The one-word classifier with MRPC's labels (the word makes a pair ``equivalent``)."""
+    _one_word_classifier(folder, ("not_equivalent", "equivalent"))
+
+
+def _one_word_classifier(folder: Path, labels: tuple[str, str]) -> None:
     """A 1-layer BERT classifier built by hand whose prediction turns on one word (:data:`ONE_WORD`): label
-    ``mentions_river`` when the text has it, ``other`` otherwise.
+    ``labels[1]`` when the text has it, ``labels[0]`` otherwise.
 
     Every other token's embedding is zero in dimension 0 and sums to zero over its dimensions; the word's
     embedding points along dimension 0 only. Layer norms are made nearly linear (a huge epsilon, scaled back
@@ -340,8 +358,8 @@ def _cls_one_word(folder: Path) -> None:
     width, eps = 8, 1e4
     config = transformers.BertConfig(vocab_size=len(vocab), hidden_size=width, num_hidden_layers=1,
                                      num_attention_heads=1, intermediate_size=width, max_position_embeddings=64,
-                                     layer_norm_eps=eps, id2label={0: "other", 1: "mentions_river"},
-                                     label2id={"other": 0, "mentions_river": 1})
+                                     layer_norm_eps=eps, id2label=dict(enumerate(labels)),
+                                     label2id={label: i for i, label in enumerate(labels)})
     with torch.random.fork_rng():
         torch.manual_seed(7)
         model = transformers.BertForSequenceClassification(config)

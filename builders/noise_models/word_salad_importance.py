@@ -34,6 +34,17 @@ builds; ``copyone``, like ``copysort``, always rewrites the second text (MRPC ``
 ``hypothesis``, from the premise's most important word). The models noise whatever field a build names; on a field of
 a pair task the importance is still computed over the whole pair, as the classifier reads it.
 
+**The classifier's task is checked.** Importance is only meaningful from a classifier fine-tuned on the task being
+noised: an MNLI model's gradient on SST-2 sentences ranks words by nothing SST-2 asks. When the source has a class
+label, its class names are matched to the classifier's labels by
+:func:`noisecraft.runtime.labels.class_mapping` (the grammar attack's victim check), before any forward pass: the
+same names (case and separators ignored), or generic ``LABEL_0..N-1`` with as many labels as the dataset (accepted
+positionally: then only the count was checked, which the card says). Anything else is refused with one line
+naming the model, its labels and the dataset's. The mapping never changes the output (importance follows the
+predicted label, whichever it is); the card and the provenance record it. A source without a class label (a
+SQuAD field, ``nc.perturb`` without ``labels=``) is not checked, and the card says the classifier's task is
+unchecked.
+
 Scores are computed in :meth:`prepare` over the split's distinct inputs (inner batches depend on the inputs,
 never on ``--num-proc``) and cached on disk by the head's fingerprint, which does not hold ``r`` or the seed:
 another ``r`` or seed asks the model nothing. Edits are recorded (``drop`` deletions, ``repeat``/``replace``
@@ -43,9 +54,10 @@ the text, which is the point of the test (a model should lose confidence).
 
 from __future__ import annotations
 
+import dataclasses
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache, cached_property
 from typing import Any, ClassVar
 
@@ -56,6 +68,7 @@ from noisecraft.noise_models.base import Capabilities, NoiseInput, NoiseModel
 from noisecraft.noise_models.destructive import LANG_HELP
 from noisecraft.params import param
 from noisecraft.runtime.device import DTYPES
+from noisecraft.runtime.labels import LabelMapping, class_mapping
 from noisecraft.runtime.postprocess import DECIMALS
 from noisecraft.seeding import ExampleRng
 from noisecraft.text_units import token_spans
@@ -237,6 +250,8 @@ class _ImportanceSalad(NoiseModel):
                                "float16; recorded in the card", choices=DTYPES, init_only=True)
     token_budget: int = param(32768, "padded tokens per model batch (lower it if the GPU runs out of memory)", min=1,
                               init_only=True)
+    #: The dataset's class names, by label index (set by :meth:`for_labels`; not a parameter: it shapes no output).
+    _label_names: tuple[str, ...] = field(default=(), repr=False, compare=False)
 
     citation: ClassVar[str] = WORD_SALAD_CITATION
     capabilities: ClassVar[Capabilities] = Capabilities(protects_spans=False, model_based=True)
@@ -245,6 +260,27 @@ class _ImportanceSalad(NoiseModel):
         if not self.model:
             raise ConfigError(f"{self.noise_id} needs model=: a fine-tuned Hugging Face classifier id or a saved "
                               "model folder")
+
+    def for_labels(self, names: Sequence[str]) -> _ImportanceSalad:
+        """This model on a dataset whose class label ``i`` is named ``names[i]``: a classifier whose labels are not
+        the dataset's (an MNLI model on SST-2, two labels on three-way MNLI) is refused now, before any row or
+        forward pass (only its config is read)."""
+        model = dataclasses.replace(self, _label_names=tuple(names))
+        model.label_mapping()
+        return model
+
+    def label_mapping(self) -> LabelMapping | None:
+        """The classifier's labels matched to the dataset's class names (``None``: the source named none, so the
+        classifier's task is unchecked)."""
+        if not self._label_names:
+            return None
+        head = self._runtime.head
+        try:
+            return class_mapping(head.ref.fingerprint()["model"], head.id2label, self._label_names,
+                                 remedy="Use a classifier fine-tuned on this dataset's task: its gradient must say "
+                                        "which words matter for that task")
+        except ConfigError as exc:
+            raise ConfigError(f"{self.noise_id} model={self.model}: {exc}") from exc
 
     def load(self) -> ImportanceRuntime:
         return ImportanceRuntime(self._head, self.noise_id, self.model)
@@ -266,7 +302,24 @@ class _ImportanceSalad(NoiseModel):
         return {**super().seed_params(), "model": self._runtime.head.fingerprint(self._runtime.task)["model"]}
 
     def provenance(self) -> dict[str, Any]:
-        return {**super().provenance(), "model": self._runtime.provenance()}
+        mapping = self.label_mapping()
+        labels = mapping.to_dict() if mapping else {"how": "unchecked (the data names no class labels)", "map": None}
+        return {**super().provenance(), "model": self._runtime.provenance(), "labels": labels}
+
+    def _labels_sentence(self) -> str:
+        """What the card says about the classifier's labels against the dataset's."""
+        mapping = self.label_mapping()
+        if mapping is None:
+            return ("The classifier's task is unchecked: the data names no class labels to match its labels against "
+                    "(a source without a class label), so the importance means something only if the classifier was "
+                    "fine-tuned on a task that reads this text.")
+        labels = ", ".join(mapping.model_labels)
+        if mapping.how == "by name":
+            return f"The classifier's labels ({labels}) are the dataset's, matched by name."
+        return (f"The classifier names no labels ({labels}): only their number was checked against the dataset's "
+                f"({', '.join(mapping.dataset_labels)}), a positional match (their order does not matter here: "
+                "importance follows the predicted label), so whether it was fine-tuned on this task is unchecked: its "
+                "model card says.")
 
     def describe(self) -> str:
         model = self._runtime.head.fingerprint(self._runtime.task)["model"]
@@ -275,7 +328,7 @@ class _ImportanceSalad(NoiseModel):
                 f"`{model['revision']}`), summed over each word's sub-tokens (magnitude of the sum; ties broken by "
                 "position, the earlier word more important); the classifier reads the whole pair on pair tasks. "
                 "Words are tokens with a letter or digit; punctuation is kept. The labels are the source's: they no "
-                "longer describe the text.")
+                f"longer describe the text. {self._labels_sentence()}")
 
     def prepare(self, batch: NoiseInput, progress: bool = True) -> None:
         """Score every input of the split at once (the batches then find them in memory or the disk cache), with a
