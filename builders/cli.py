@@ -59,6 +59,10 @@ class _MovedOption(argparse.Action):
                           "(noisecraft noises lists every parameter)")
 
 
+#: How ``--num-proc`` defaults (:func:`_num_proc`), as every command's help says it.
+NUM_PROC_DEFAULT = "(default: 1; with --engine ray and no --ray-address, every CPU of this machine)"
+
+
 def _parser() -> argparse.ArgumentParser:
     from noisecraft.noise_models.catalogue import LATEST
     from noisecraft.sources.registry import SOURCE_NAMES
@@ -131,7 +135,7 @@ def _parser() -> argparse.ArgumentParser:
                      help="add configs of another source to a folder that holds a dataset of other sources")
 
     run = build.add_argument_group("execution")
-    run.add_argument("--num-proc", type=int, default=1, help="worker processes (default: %(default)s)")
+    run.add_argument("--num-proc", type=int, help=f"worker processes {NUM_PROC_DEFAULT}")
     run.add_argument("--batch-size", type=int, default=1000, help="rows per batch (default: %(default)s)")
     run.add_argument("--no-progress", action="store_true", help="hide progress bars")
     _add_engine_options(run)
@@ -209,7 +213,7 @@ def _parser() -> argparse.ArgumentParser:
                            help="version of the dataset in --out (default: %(default)s)")
         miner.add_argument("--name", help="pretty name of the dataset for its card")
         miner.add_argument("--overwrite", action="store_true", help="replace a config of the same name mined differently")
-    wiki.add_argument("--num-proc", type=int, default=1, help="worker processes, one dump file each (default: %(default)s)")
+    wiki.add_argument("--num-proc", type=int, help=f"worker processes, one dump file each {NUM_PROC_DEFAULT}")
     wiki.add_argument("--keep-going", action="store_true",
                       help="skip dump files that are not readable MediaWiki dumps (not XML, other XML, tar, unreadable, "
                            "missing) instead of stopping; the card lists them under skipped_files")
@@ -218,8 +222,7 @@ def _parser() -> argparse.ArgumentParser:
                            help="input encoding: auto (UTF-8; lines that are not UTF-8 are read as latin-1 and reported) "
                                 "or a codec such as latin-1 or cp1252 (default: %(default)s)")
     wiki.add_argument("--no-progress", action="store_true", help="hide the progress bar")
-    redup.add_argument("--num-proc", type=int, default=1,
-                       help="worker processes, one tweet file each (default: %(default)s)")
+    redup.add_argument("--num-proc", type=int, help=f"worker processes, one tweet file each {NUM_PROC_DEFAULT}")
     for miner in (wiki, redup):
         _add_engine_options(miner)
 
@@ -253,7 +256,7 @@ def _add_engine_options(group: argparse._ActionsContainer) -> None:
                             "the same output (default: %(default)s)")
     group.add_argument("--ray-address", metavar="ADDR",
                        help="with --engine ray: the cluster to join (e.g. ray://head:10001 or auto; default: start a "
-                            "local Ray with --num-proc CPUs)")
+                            "local Ray with --num-proc CPUs, all of this machine's unless given)")
 
 
 def _print_stats(built: Sequence[object]) -> None:
@@ -278,7 +281,7 @@ def cmd_build(args: argparse.Namespace) -> int:
         raise ConfigError("give a recipe (noisecraft build RECIPE.toml) or --source")
     elif args.sets:
         raise ConfigError("--set applies to recipes")
-    execution = {"num_proc": args.num_proc, "batch_size": args.batch_size, "overwrite": args.overwrite,
+    execution = {"num_proc": _num_proc(args), "batch_size": args.batch_size, "overwrite": args.overwrite,
                  "progress": not args.no_progress, "add_source": args.add_source, "engine": args.engine,
                  "ray_address": args.ray_address}
     with warnings.catch_warnings(record=True):  # shown below, after the statistics, as noisecraft warnings
@@ -342,16 +345,23 @@ def cmd_publish(args: argparse.Namespace) -> int:
     return 0
 
 
+def _num_proc(args: argparse.Namespace) -> int:
+    """``--num-proc`` as given, else the engine's default (:func:`noisecraft.executors.default_num_proc`)."""
+    from noisecraft.executors import default_num_proc
+
+    return args.num_proc if args.num_proc is not None else default_num_proc(args.engine, args.ray_address)
+
+
 def _miner_options(args: argparse.Namespace) -> dict[str, object]:
     """The options of ``noisecraft mine MINER`` as the miner's keyword arguments."""
     if args.miner == "wikiedits":
-        return {"num_proc": max(args.num_proc, 1), "progress": not args.no_progress,
+        return {"num_proc": max(_num_proc(args), 1), "progress": not args.no_progress,
                 "namespaces": tuple(args.namespaces), "keep_going": args.keep_going, "engine": args.engine,
                 "ray_address": args.ray_address}
     if args.miner == "gec":
         return {"strict": args.strict, "encoding": args.encoding}
     if args.miner == "reduplication":
-        return {"lexicon_files": args.lexicon, "encoding": args.encoding, "num_proc": max(args.num_proc, 1),
+        return {"lexicon_files": args.lexicon, "encoding": args.encoding, "num_proc": max(_num_proc(args), 1),
                 "engine": args.engine, "ray_address": args.ray_address}
     return {"layout": args.layout, "keyboard_only": args.keyboard_only, "phonetic_filter": not args.no_phonetic_filter,
             "encoding": args.encoding}

@@ -127,6 +127,13 @@ def check_engine(engine: str, ray_address: str | None = None) -> None:
         require("ray", "ray")
 
 
+def default_num_proc(engine: str, ray_address: str | None = None) -> int:
+    """``--num-proc`` when the command line does not give it: 1 for the local engine, and every CPU of this machine
+    for a Ray started here (``--engine ray`` without ``--ray-address``), whose CPUs are all the cluster there is; a
+    cluster joined at an address brings its own CPUs, so it is not used there."""
+    return (os.cpu_count() or 1) if engine == "ray" and ray_address is None else 1
+
+
 def make_executor(engine: str, num_proc: int, ray_address: str | None = None) -> Executor:
     """The executor of ``engine``: a :class:`WorkerPool` of ``num_proc`` processes, or a :class:`RayExecutor`
     (on the cluster at ``ray_address``, else on a Ray started here with ``num_proc`` CPUs)."""

@@ -286,3 +286,16 @@ def test_engine_errors_are_one_line(tmp_path, monkeypatch):
     with pytest.raises(ConfigError, match=r"pip install 'noisecraft\[ray\]'"):
         nc.build("demo", out=tmp_path / "b", engine="ray")
     assert not (tmp_path / "b").exists()  # refused before anything was written
+
+
+def test_the_cli_gives_a_ray_started_here_every_cpu_unless_num_proc_is_given(monkeypatch, tmp_path):
+    from noisecraft import cli
+
+    monkeypatch.setattr(os, "cpu_count", lambda: 7)
+    build = ["build", "--source", "demo", "--out", str(tmp_path)]
+    wiki = ["mine", "wikiedits", "dump.xml", "--lang", "en", "--out", str(tmp_path)]
+    cases = {(): 1, ("--engine", "ray"): 7, ("--engine", "ray", "--num-proc", "2"): 2,
+             ("--engine", "ray", "--ray-address", "auto"): 1, ("--num-proc", "3"): 3}
+    for command in (build, wiki):
+        for extra, want in cases.items():
+            assert cli._num_proc(cli._parser().parse_args(command + list(extra))) == want, (command[0], extra)
