@@ -386,7 +386,7 @@ def build_config(repo: DatasetRepo, request: ConfigRequest, *, num_proc: int = 1
 
     with long_lived():  # the modules imported and the source read so far stay out of the collector's walks
         if model.capabilities.model_based:  # every input of the split through the model at once (see Capabilities)
-            # on Ray, a model computes its missing outputs on Ray Data actors and stores them in the cache here
+            # on Ray, a model computes its missing outputs on the executor's model actors and stores them in the cache here
             with running_chunks_with(pool.map_chunks if isinstance(pool, RayExecutor) else None):
                 for field_name in job.fields:
                     prepare_field(job, data.rows, field_name, progress)
