@@ -464,6 +464,9 @@ class ConfigStats:
         self.rows_in += rows_in
         self.rows += len(kept)
         self.dropped.update(dropped)
+        kinds: Counter[str] = Counter()  # the batch's changed edits by kind ("a+b" for a chained edit), split at the end
+        per_field = [(name, f"original_{name}", self.scores[name].add,
+                      self.normalised[name].add if name in self.normalised else None) for name in self.fields]
         for row in kept:  # per edit, C iterators (map, compress) rather than Python steps: contexts carry dozens
             log = row["noise_edits"]
             originals, replacements = list(map(_ORIGINAL, log)), list(map(_REPLACEMENT, log))
@@ -471,20 +474,20 @@ class ConfigStats:
             edits = sum(changed)
             self.rows_changed += edits > 0
             self.edits += edits
-            for kinds, times in Counter(compress(map(_KIND, log), changed)).items():  # each distinct kind split once
-                for kind in dict.fromkeys(kinds.split("+")):
-                    self.edits_by_kind[kind] += times
+            kinds.update(compress(map(_KIND, log), changed))
             spans = list(map(max, map(len, originals), map(len, replacements)))
-            edited_fields = list(map(_FIELD, log))
-            touched = {name: sum(compress(spans, map(name.__eq__, edited_fields))) for name in self.fields}
-            for name in self.fields:
-                original = row[f"original_{name}"]
-                self.scores[name].add(original, row[name], touched[name] + 2)  # +2: stripping may add a little
-                if name in self.normalised:
-                    self.normalised[name].add(without_case_and_punctuation(_as_text(original)),
-                                              without_case_and_punctuation(_as_text(row[name])))
+            for name, original_key, score, normalised in per_field:
+                touched = sum(compress(spans, map(name.__eq__, map(_FIELD, log))))
+                original = row[original_key]
+                score(original, row[name], touched + 2)  # +2: stripping may add a little
+                if normalised is not None:
+                    normalised(without_case_and_punctuation(_as_text(original)),
+                               without_case_and_punctuation(_as_text(row[name])))
                 if self.per_word:
                     self.words += _word_count(_as_text(original))
+        for joined, times in kinds.items():  # each distinct kind string split once a batch
+            for kind in dict.fromkeys(joined.split("+")):
+                self.edits_by_kind[kind] += times
 
     def merge(self, other: ConfigStats) -> None:
         """Add another batch's or shard's counts."""
