@@ -476,8 +476,9 @@ class ConfigStats:
             self.edits += edits
             kinds.update(compress(map(_KIND, log), changed))
             spans = list(map(max, map(len, originals), map(len, replacements)))
+            edited_fields = list(map(_FIELD, log))
             for name, original_key, score, normalised in per_field:
-                touched = sum(compress(spans, map(name.__eq__, map(_FIELD, log))))
+                touched = sum(compress(spans, map(name.__eq__, edited_fields)))
                 original = row[original_key]
                 score(original, row[name], touched + 2)  # +2: stripping may add a little
                 if normalised is not None:
