@@ -26,6 +26,7 @@ from noisecraft.noise_models.registry import chain, create, parse_noise
 from noisecraft.noising import NoiseJob, check_text_fields, perturb_rows, prepare_field
 from noisecraft.pipeline import BuiltConfig, build_all, output_features
 from noisecraft.recipe import load_recipe, requests
+from noisecraft.schema import class_names, to_features
 from noisecraft.version import DEFAULT_DATASET_VERSION
 
 if TYPE_CHECKING:
@@ -65,21 +66,22 @@ def perturb(dataset: datasets.Dataset, model: NoiseModel | str, fields: Sequence
     if isinstance(fields, str):
         raise ConfigError(f"fields is a list of column names: fields=[{fields!r}]")
     layout = labels or LabelLayout()
-    class_names = getattr(dataset.features.get(layout.class_label), "names", None) if layout.class_label else None
-    model = model.for_labels(class_names) if class_names else model
+    spec = dataset.features.to_dict()
+    names = class_names(spec, layout.class_label)
+    model = model.for_labels(names) if names else model
     job = NoiseJob(model, seed, tuple(fields), layout, protect_entities, "the dataset")
     if id_column not in dataset.column_names:
         raise ConfigError(f"the dataset has no {id_column!r} column; pass id_column= (a column of unique ids)")
     if id_column != "id" and "id" in dataset.column_names:
         raise ConfigError("the dataset has an 'id' column and id_column names another one: rename one of them")
-    check_text_fields(dataset.features, job.fields, layout, "the dataset")
+    check_text_fields(spec, job.fields, layout, "the dataset")
     ids = dataset[id_column]
     if None in ids:
         raise ConfigError(f"column {id_column!r} has an empty id (row {ids.index(None)}): every row needs its own id")
     if len(set(map(str, ids))) != len(ids):
         raise ConfigError(f"column {id_column!r} has duplicate values: every row needs its own random stream")
-    out_features = output_features(dataset.features, job.fields, model)
-    own = datasets.Features({name: dataset.features[name] for name in job.fields})
+    out_features = to_features(output_features(spec, job.fields, model))
+    own = {name: spec[name] for name in job.fields}
     clash = [name for name in output_features(own, job.fields, model) if name not in own and name in dataset.column_names]
     if clash:
         raise ConfigError(f"the dataset already has a column {clash[0]!r}, which perturb writes: it looks like a "

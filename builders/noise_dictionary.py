@@ -43,6 +43,7 @@ from typing import Any
 
 from noisecraft.errors import ConfigError, InputError
 from noisecraft.repo import MANIFEST, NOISE_DICTIONARY, read_manifest
+from noisecraft.schema import FeatureSpec, value
 from noisecraft.seeding import ExampleRng
 
 REQUIRED_COLUMNS = ("lang", "correct", "noisy", "count", "probability")
@@ -50,19 +51,18 @@ REQUIRED_COLUMNS = ("lang", "correct", "noisy", "count", "probability")
 PROBABILITY_TOLERANCE = 1e-6
 
 
-def dictionary_features(extra: Mapping[str, Any] | None = None) -> Any:
-    """``datasets`` features of a dictionary table: the required columns plus a miner's own."""
-    import datasets
-
-    columns: dict[str, Any] = {
-        "lang": datasets.Value("string"),
-        "correct": datasets.Value("string"),
-        "noisy": datasets.Value("string"),
-        "count": datasets.Value("int64"),
-        "probability": datasets.Value("float64"),
+def dictionary_features(extra: Mapping[str, Any] | None = None) -> FeatureSpec:
+    """The features of a dictionary table (JSON form, :mod:`noisecraft.schema`): the required columns plus a
+    miner's own."""
+    columns: FeatureSpec = {
+        "lang": value("string"),
+        "correct": value("string"),
+        "noisy": value("string"),
+        "count": value("int64"),
+        "probability": value("float64"),
     }
     columns.update(extra or {})
-    return datasets.Features(columns)
+    return columns
 
 
 def with_probabilities(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -350,12 +350,12 @@ def dictionary_from_rows(table: DictionaryTable, lang: str | None = None,
         if table.rows and not rows:
             raise ConfigError(f"noise dictionary {table.source} has no row in language {lang!r}; its language(s): "
                               f"{', '.join(table.languages())}")
-    for column, value in (keep or {}).items():
+    for column, wanted in (keep or {}).items():
         if rows and column not in rows[0]:
             raise ConfigError(f"noise dictionary {table.source} has no column {column!r} to filter on")
-        kept = [r for r in rows if bool(r[column]) == value]
+        kept = [r for r in rows if bool(r[column]) == wanted]
         if rows and not kept:
-            raise ConfigError(f"noise dictionary {table.source} has no row with {column}={value} "
+            raise ConfigError(f"noise dictionary {table.source} has no row with {column}={wanted} "
                               f"(of {len(rows)} rows{f' in {lang!r}' if lang else ''})")
         rows = kept
     return NoiseDictionary.from_pairs(table.source, ((r["correct"], r["noisy"], float(r["count"])) for r in rows))

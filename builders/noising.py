@@ -18,6 +18,7 @@ from noisecraft.errors import ConfigError, InputError
 from noisecraft.labels import LabelLayout, entity_strings
 from noisecraft.noise_models.base import NoiseModel, PairText, prepare_steps, run_steps
 from noisecraft.noise_models.record import check_seed, text_problem
+from noisecraft.schema import FeatureSpec
 
 TOKEN_SEPARATOR = " "
 #: Rows :func:`prepare_field` reads at a time.
@@ -67,24 +68,25 @@ def validate_fields(model: NoiseModel, labels: LabelLayout, fields: Sequence[str
                           f"perturbs: give one field, not {len(fields)}")
 
 
-def check_text_fields(features: Mapping[str, Any], fields: Sequence[str], labels: LabelLayout, dataset: str) -> None:
+def check_text_fields(features: FeatureSpec, fields: Sequence[str], labels: LabelLayout, dataset: str) -> None:
     """Each field must be a column of text (the token column of a token-tag task: a list of text), before any
-    row is read: a label, number or nested column is refused by name."""
+    row is read: a label, number or nested column is refused by name. ``features`` in the JSON form of
+    :mod:`noisecraft.schema` (``datasets.Features.to_dict()``)."""
     tokens_column = labels.token_tags[0] if labels.token_tags else None
     for name in fields:
         if name not in features:
             raise ConfigError(f"field {name!r} is not a column of {dataset}; columns: {', '.join(features)}")
         feature = features[name]
-        inner = getattr(feature, "feature", None) if name == tokens_column else feature
-        if getattr(inner, "dtype", None) not in ("string", "large_string"):
+        inner = feature.get("feature", {}) if name == tokens_column else feature
+        if inner.get("dtype") not in ("string", "large_string"):
             kind = "a list of text" if name == tokens_column else "text"
             raise ConfigError(f"field {name!r} of {dataset} is not a text column ({_describe_feature(feature)}); "
                               f"a field to perturb must be {kind}")
 
 
-def _describe_feature(feature: Any) -> str:
-    dtype = getattr(feature, "dtype", None)
-    return f"{type(feature).__name__} of {dtype}" if dtype else type(feature).__name__
+def _describe_feature(feature: Mapping[str, Any]) -> str:
+    kind, dtype = feature.get("_type", "struct"), feature.get("dtype")
+    return f"{kind} of {dtype}" if dtype else kind
 
 
 def _check_text(value: Any, job: NoiseJob, row: Mapping[str, Any], name: str) -> Any:

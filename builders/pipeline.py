@@ -32,6 +32,7 @@ from noisecraft.noising import NoiseJob, check_text_fields, perturb_rows, prepar
 from noisecraft.repo import DatasetRepo, check_name, valid_config_name
 from noisecraft.runtime.loading import file_sha256, folder_digest
 from noisecraft.runtime.offload import running_chunks_with
+from noisecraft.schema import FeatureSpec, arrow_schema, class_names, list_of, value
 from noisecraft.sources.base import SourceData, row_batches
 from noisecraft.sources.registry import load_source
 from noisecraft.stats import ConfigStats
@@ -65,29 +66,27 @@ class BuiltConfig:
         return self.paths[0]
 
 
-def output_features(features: Any, fields: Sequence[str], model: NoiseModel | None = None) -> Any:
+def output_features(features: FeatureSpec, fields: Sequence[str], model: NoiseModel | None = None) -> FeatureSpec:
     """Source features plus ``original_<field>``, the edit log, the noise provenance columns and the
-    per-row columns the model declares (``noise_<name>``)."""
-    import datasets
-
+    per-row columns the model declares (``noise_<name>``), in the JSON form of :mod:`noisecraft.schema`."""
     columns = dict(features)
     for name in fields:
         columns[f"original_{name}"] = features[name]
-    columns["noise_edits"] = datasets.List({
-        "field": datasets.Value("string"),
-        "start": datasets.Value("int32"),
-        "end": datasets.Value("int32"),
-        "original": datasets.Value("string"),
-        "replacement": datasets.Value("string"),
-        "kind": datasets.Value("string"),
+    columns["noise_edits"] = list_of({
+        "field": value("string"),
+        "start": value("int32"),
+        "end": value("int32"),
+        "original": value("string"),
+        "replacement": value("string"),
+        "kind": value("string"),
     })
-    columns["noise_name"] = datasets.Value("string")
-    columns["noise_version"] = datasets.Value("int32")
-    columns["noise_params"] = datasets.Value("string")
-    columns["noise_seed"] = datasets.Value("int64")
+    columns["noise_name"] = value("string")
+    columns["noise_version"] = value("int32")
+    columns["noise_params"] = value("string")
+    columns["noise_seed"] = value("int64")
     for name, dtype in (model.row_columns if model is not None else {}).items():
-        columns[f"noise_{name}"] = datasets.Value(dtype)
-    return datasets.Features(columns)
+        columns[f"noise_{name}"] = value(dtype)
+    return columns
 
 
 def summarise_columns(table: Any, names: Sequence[str], into: dict[str, Counter[Any]]) -> None:
@@ -169,7 +168,7 @@ def _empty(value: Any) -> bool:
     return not value if isinstance(value, list) else not isinstance(value, str) or not value.strip()
 
 
-def process_batch(job: NoiseJob, features: Any, origin: str, start: int, rows: Sequence[dict[str, Any]]) -> BatchResult:
+def process_batch(job: NoiseJob, schema: Any, origin: str, start: int, rows: Sequence[dict[str, Any]]) -> BatchResult:
     """Noise one batch (rows ``start``.. of the split) and turn it into output: a pure function."""
     import pyarrow as pa
 
@@ -190,7 +189,7 @@ def process_batch(job: NoiseJob, features: Any, origin: str, start: int, rows: S
             name = row["noise_edits"][0]["field"]
             examples.append({"id": row["id"], "field": name, "before": row[f"original_{name}"], "after": row[name]})
     try:
-        table = pa.Table.from_pylist(kept, schema=features.arrow_schema)
+        table = pa.Table.from_pylist(kept, schema=schema)
     except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError) as exc:
         raise InputError(origin, f"a value does not fit its column type: {exc}", f"rows {start + 1}-{start + len(rows)}") from exc
     return BatchResult(table, stats, examples, digests)
@@ -205,17 +204,17 @@ def _numbered(rows: Iterable[dict[str, Any]], batch_size: int) -> Iterator[tuple
 
 
 def _process_item(item: tuple[NoiseJob, Any, str, int, Sequence[dict[str, Any]]]) -> BatchResult:
-    """:func:`process_batch` on one ``(job, features, origin, start, rows)`` item of the worker pool."""
+    """:func:`process_batch` on one ``(job, schema, origin, start, rows)`` item of the worker pool."""
     return process_batch(*item)
 
 
-def run_batches(job: NoiseJob, data: SourceData, features: Any, num_proc: int, batch_size: int,
+def run_batches(job: NoiseJob, data: SourceData, schema: Any, num_proc: int, batch_size: int,
                 progress: bool = True, desc: str = "", pool: Executor | None = None) -> Iterator[BatchResult]:
-    """Results of every batch, in source order. The rows are read as the batches are handed out (a local file is
-    streamed: its reading overlaps the workers' noise). When the split has a second batch they run on the build's
-    executor (``pool``: a :class:`~noisecraft.workers.WorkerPool` of ``num_proc`` processes, made for this call
-    when not given, or a :class:`~noisecraft.executors.RayExecutor`), a bounded window of batches in flight
-    (memory stays bounded by the batch)."""
+    """Results of every batch, in source order, as tables of the Arrow ``schema``. The rows are read as the
+    batches are handed out (a local file is streamed: its reading overlaps the workers' noise). When the split has
+    a second batch they run on the build's executor (``pool``: a :class:`~noisecraft.workers.WorkerPool` of
+    ``num_proc`` processes, made for this call when not given, or a :class:`~noisecraft.executors.RayExecutor`),
+    a bounded window of batches in flight (memory stays bounded by the batch)."""
     from tqdm.auto import tqdm
 
     batches = _numbered(data.rows, batch_size)
@@ -231,7 +230,7 @@ def run_batches(job: NoiseJob, data: SourceData, features: Any, num_proc: int, b
                     raise InputError(data.origin, f"duplicate id {row['id']!r}: every row needs its own random stream",
                                      f"row {start + offset + 1}")
                 seen.add(row["id"])
-            yield job, features, data.origin, start, rows
+            yield job, schema, data.origin, start, rows
 
     work = items()
     done: Iterator[BatchResult] = iter(())
@@ -357,13 +356,13 @@ def build_config(repo: DatasetRepo, request: ConfigRequest, *, num_proc: int = 1
     if fields is None:
         pair = model.capabilities.input == "pair" and info.pair_fields
         fields = (info.pair_fields[1],) if pair else info.default_fields  # type: ignore[index]
-    missing = [f for f in fields if f not in data.features]
+    missing = [f for f in fields if f not in data.feature_spec]
     if missing:
-        raise ConfigError(f"field {missing[0]!r} is not a column of {info.name}; columns: {', '.join(data.features)}")
-    class_names = getattr(data.features.get(info.class_label), "names", None) if info.class_label else None
-    model = model.for_labels(class_names) if class_names else model
+        raise ConfigError(f"field {missing[0]!r} is not a column of {info.name}; columns: {', '.join(data.feature_spec)}")
+    names = class_names(data.feature_spec, info.class_label)
+    model = model.for_labels(names) if names else model
     job = NoiseJob(model, request.seed, tuple(fields), info.labels, request.protect_entities, info.name)
-    check_text_fields(data.features, job.fields, info.labels, info.name)
+    check_text_fields(data.feature_spec, job.fields, info.labels, info.name)
     spec = {"source": info.name, "lang": request.lang, "split": data.split, "fields": list(job.fields),
             "noise": model.noise_id, "noise_spec": format_noise(model, shareable=True), "params": model.shareable_params(),
             "digest": model.digest(), "seed": request.seed,
@@ -371,13 +370,13 @@ def build_config(repo: DatasetRepo, request: ConfigRequest, *, num_proc: int = 1
     name = check_name("config", request.config_name or held_config_name(repo, spec)
                       or default_config_name(request.source, request.lang, model, request.seed))
     repo.check_config(name, spec, overwrite)
-    features = output_features(data.features, job.fields, model)
+    schema = arrow_schema(output_features(data.feature_spec, job.fields, model))
     collected = _Collected(ConfigStats.empty(job.fields, per_word=model.capabilities.edit_log != "whole-field",
                                              normalised=model.capabilities.model_based))
     columns: dict[str, Counter[Any]] = {}
 
     def tables() -> Iterator[Any]:
-        for result in run_batches(job, data, features, num_proc, batch_size, progress, desc=name, pool=pool):
+        for result in run_batches(job, data, schema, num_proc, batch_size, progress, desc=name, pool=pool):
             collected.stats.merge(result.stats)
             collected.examples.extend(result.examples[: EXAMPLES - len(collected.examples)])
             collected.digest.update(result.digests)
@@ -390,7 +389,7 @@ def build_config(repo: DatasetRepo, request: ConfigRequest, *, num_proc: int = 1
             with running_chunks_with(pool.map_chunks if isinstance(pool, RayExecutor) else None):
                 for field_name in job.fields:
                     prepare_field(job, data.rows, field_name, progress)
-        paths = repo.write_split(name, data.split, tables(), features, ROW_GROUP_ROWS, SHARD_ROWS,
+        paths = repo.write_split(name, data.split, tables(), schema, ROW_GROUP_ROWS, SHARD_ROWS,
                                  check=lambda: _check_not_empty(collected.stats, data.origin))
     stats = collected.stats.to_dict()
     if columns:

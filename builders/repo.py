@@ -257,11 +257,12 @@ class DatasetRepo:
                 "pass config_name= / --config-name to add it under another name, or overwrite=True / --overwrite to replace it"
             )
 
-    def write_split(self, config: str, split: str, tables: Iterable[Any], features: Any,
+    def write_split(self, config: str, split: str, tables: Iterable[Any], schema: Any,
                     row_group_rows: int = 10_000, shard_rows: int = 200_000,
                     check: Callable[[], None] | None = None) -> list[Path]:
-        """Write Arrow tables (in order) as ``<config>/<split>-NNNNN-of-NNNNN.parquet`` with the
-        ``datasets`` features in the schema, and return the shard paths.
+        """Write Arrow tables (in order) as ``<config>/<split>-NNNNN-of-NNNNN.parquet`` of the Arrow ``schema``
+        (whose ``huggingface`` metadata holds the ``datasets`` features: :func:`noisecraft.schema.arrow_schema`),
+        and return the shard paths.
 
         Rows are regrouped into row groups of exactly ``row_group_rows`` and shards of ``shard_rows``
         whatever the incoming table sizes, so the bytes do not depend on how the rows were batched.
@@ -273,7 +274,6 @@ class DatasetRepo:
 
         if shard_rows % row_group_rows:
             raise ValueError("shard_rows must be a multiple of row_group_rows")
-        schema = features.arrow_schema
         check_name("config", config)
         check_name("split", split)
         staging = Path(tempfile.mkdtemp(prefix=f".staging-{config}.", dir=self.root))

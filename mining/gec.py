@@ -53,14 +53,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import datasets
-
 from noisecraft.citations import BEA2019_CITATION, CONLL2014_CITATION, ERRANT_CITATION, YIN2020_CITATION
 from noisecraft.errors import ConfigError, InputError
 from noisecraft.grammar.error_types import CLOSED_CLASS, EMPTY, ERROR_TYPES, REFERENCE_SETS, TYPE_ONLY
 from noisecraft.mining.gec_m2 import SHOWN_PROBLEMS, M2Edit, M2File, M2Problem, read_m2
 from noisecraft.mining.output import MinedDictionary
 from noisecraft.noise_dictionary import with_probabilities
+from noisecraft.schema import value
 from noisecraft.text_files import AUTO, unique_files
 
 NUCLE_TO_TYPE = {"ArtOrDet": "ArtOrDet", "Prep": "Prep", "Trans": "Trans", "Nn": "Nn", "SVA": "SVA", "Vform": "Vform",
@@ -79,9 +78,9 @@ MAPPING_TABLE = (
 )
 
 GEC_COLUMNS: dict[str, Any] = {
-    "error_type": datasets.Value("string"),
-    "operation": datasets.Value("string"),
-    "tags": datasets.Value("string"),
+    "error_type": value("string"),
+    "operation": value("string"),
+    "tags": value("string"),
 }
 GEC_COLUMN_DOCS = {
     "error_type": f"one of {', '.join(ERROR_TYPES)} (Yin et al., 2020); the sum of `count` per type is the mined "

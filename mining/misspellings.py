@@ -36,7 +36,6 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-import datasets
 from rapidfuzz.distance import OSA, Levenshtein
 
 from noisecraft.citations import NOISEQA_CITATION, WIKIPEDIA_MISSPELLINGS_CITATION
@@ -44,6 +43,7 @@ from noisecraft.errors import ConfigError, InputError
 from noisecraft.mining.output import MinedDictionary
 from noisecraft.noise_dictionary import with_probabilities
 from noisecraft.noise_models.keyboard_layouts import load_layout
+from noisecraft.schema import value
 from noisecraft.text_files import AUTO, decode_file, unique_files
 
 logger = logging.getLogger(__name__)
@@ -53,10 +53,10 @@ EDIT_TYPES = ("insertion", "deletion", "transposition", "keyboard", "substitutio
 KEYBOARD_TYPES = frozenset({"insertion", "deletion", "transposition", "keyboard"})
 
 MISSPELLING_COLUMNS: dict[str, Any] = {
-    "edit_type": datasets.Value("string"),
-    "distance": datasets.Value("int64"),
-    "multiword": datasets.Value("bool"),
-    "sources": datasets.Value("string"),
+    "edit_type": value("string"),
+    "distance": value("int64"),
+    "multiword": value("bool"),
+    "sources": value("string"),
 }
 
 # Two transcriptions are "sound-alike" when at most one phone in six differs (phone-level

@@ -13,6 +13,7 @@ from noisecraft.card import cell, size_category, unique
 from noisecraft.errors import ConfigError
 from noisecraft.noise_dictionary import dictionary_features
 from noisecraft.repo import NOISE_DICTIONARY, DatasetRepo
+from noisecraft.schema import arrow_schema
 
 SPLIT = "train"
 
@@ -54,8 +55,8 @@ def write_dictionary(out: Path, mined: MinedDictionary, *, config_name: str | No
         repo.check_config(name, spec, overwrite)
         import pyarrow as pa
 
-        features = dictionary_features(mined.columns)
-        [path] = repo.write_split(name, SPLIT, [pa.Table.from_pylist(mined.rows, schema=features.arrow_schema)], features)
+        schema = arrow_schema(dictionary_features(mined.columns))
+        [path] = repo.write_split(name, SPLIT, [pa.Table.from_pylist(mined.rows, schema=schema)], schema)
         top = sorted(mined.rows, key=lambda r: (-r["count"], r["correct"], r["noisy"]))[:15]
         repo.record_config(name, {
             "spec": spec,

@@ -30,7 +30,6 @@ from itertools import chain, groupby
 from pathlib import Path
 from typing import Any
 
-import datasets
 import polars as pl
 
 from noisecraft.citations import LENGTHENING_CITATION, OPINION_LEXICON_CITATION, SENTIMENT140_CITATION
@@ -38,14 +37,15 @@ from noisecraft.errors import ConfigError, InputError
 from noisecraft.executors import check_engine, make_executor
 from noisecraft.mining.output import MinedDictionary
 from noisecraft.noise_dictionary import with_probabilities
+from noisecraft.schema import value
 from noisecraft.text_files import AUTO, LineDecoder, decode_file, describe_files, line_blocks, open_binary, unique_files
 
 TWEET_COLUMNS = ("polarity", "id", "date", "query", "user", "text")
 
 REDUPLICATION_COLUMNS: dict[str, Any] = {
-    "extra_letters": datasets.Value("int64"),
-    "repeated_letters": datasets.Value("string"),
-    "tweets": datasets.Value("int64"),
+    "extra_letters": value("int64"),
+    "repeated_letters": value("string"),
+    "tweets": value("int64"),
 }
 
 # One CSV field: quoted (doubled quotes inside) or bare. A physical line that is six of these is

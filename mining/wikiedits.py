@@ -41,6 +41,7 @@ from noisecraft.mining.output import MinedDictionary
 from noisecraft.mining.wiki_text import LanguageText, strip_markup
 from noisecraft.noise_dictionary import with_probabilities
 from noisecraft.repo import atomic_write_text
+from noisecraft.schema import list_of, value
 from noisecraft.seeding import params_digest
 from noisecraft.text_files import cannot_read, unique_files
 from noisecraft.text_units import tokenize
@@ -461,15 +462,12 @@ def dictionary_rows(lang: str, results: list[FileResult], examples_per_pair: int
 
 def wikiedit_columns() -> dict[str, Any]:
     """The miner's own columns, beside the dictionary's required ones."""
-    import datasets
-
-    flag = datasets.Value("bool")
+    flag = value("bool")
     return {
-        "distance": datasets.Value("int32"), "case_only": flag, "has_digits": flag, "capitalised": flag,
+        "distance": value("int32"), "case_only": flag, "has_digits": flag, "capitalised": flag,
         "real_word": flag, "likely_typo": flag,
-        "examples": datasets.List({"page": datasets.Value("string"), "old_revision": datasets.Value("string"),
-                                   "new_revision": datasets.Value("string"), "before": datasets.Value("string"),
-                                   "after": datasets.Value("string")}),
+        "examples": list_of({"page": value("string"), "old_revision": value("string"), "new_revision": value("string"),
+                             "before": value("string"), "after": value("string")}),
     }
 
 

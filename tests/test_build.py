@@ -290,9 +290,9 @@ def test_a_parallel_build_noises_its_first_batch_here_and_the_rest_in_workers(tm
     where = []
     process_batch = pipeline.process_batch
 
-    def recording(job, features, origin, start, rows):
+    def recording(job, schema, origin, start, rows):
         where.append((start, os.getpid()))
-        return process_batch(job, features, origin, start, rows)
+        return process_batch(job, schema, origin, start, rows)
 
     monkeypatch.setattr(pipeline, "process_batch", recording)
     built = build(tmp_path / "out", source="xquad", lang="en", data_file=corpus("xquad/xquad.en.json"),

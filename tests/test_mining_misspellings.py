@@ -29,6 +29,7 @@ from noisecraft.mining.misspellings import (
 )
 from noisecraft.noise_dictionary import dictionary_features, load_dictionary
 from noisecraft.noise_models.keyboard_layouts import load_layout
+from noisecraft.schema import to_features
 
 from conftest import corpus
 
@@ -302,7 +303,7 @@ def test_rows_count_deduplicate_and_follow_the_dictionary_format(tmp_path):
     assert {r["distance"] for r in rows} == {1}
     assert stats["pairs_read"] == 6 and stats["identical_dropped"] == 1 and stats["pairs_kept"] == 3
     assert list(stats["by_type"]) == list(EDIT_TYPES)
-    dataset = datasets.Dataset.from_list(rows, features=dictionary_features(MISSPELLING_COLUMNS))
+    dataset = datasets.Dataset.from_list(rows, features=to_features(dictionary_features(MISSPELLING_COLUMNS)))
     dataset.to_parquet(str(tmp_path / "dictionary.parquet"))
     loaded = load_dictionary(str(tmp_path / "dictionary.parquet"), keep={"multiword": False})
     assert loaded.entries["the"][0] == ("teh", "thw")

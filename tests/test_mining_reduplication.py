@@ -26,6 +26,7 @@ from noisecraft.mining.reduplication import (
     reduplication_dictionary,
 )
 from noisecraft.noise_dictionary import dictionary_features
+from noisecraft.schema import to_features
 
 from conftest import corpus
 
@@ -114,7 +115,7 @@ def test_lexicon_entries_that_are_not_letters_are_ignored():
 
 def test_rows_fit_the_dictionary_features():
     rows = _mine(["soooo baaaad"], ["bad", "so"])
-    table = datasets.Dataset.from_list(rows, features=dictionary_features(REDUPLICATION_COLUMNS))
+    table = datasets.Dataset.from_list(rows, features=to_features(dictionary_features(REDUPLICATION_COLUMNS)))
     assert table.column_names == ["lang", "correct", "noisy", "count", "probability", *REDUPLICATION_COLUMNS]
     assert table[0]["repeated_letters"] == "a"
 

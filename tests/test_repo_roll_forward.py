@@ -20,7 +20,7 @@ from noisecraft import repo as repo_module
 from noisecraft.errors import ConfigError, NoisecraftError
 from noisecraft.repo import JOURNAL, MANIFEST, DatasetRepo, read_manifest
 
-FEATURES = datasets.Features({"id": datasets.Value("string"), "question": datasets.Value("string")})
+SCHEMA = datasets.Features({"id": datasets.Value("string"), "question": datasets.Value("string")}).arrow_schema
 
 
 class Killed(BaseException):
@@ -31,7 +31,7 @@ def write(root, rate: float, configs=("a",)) -> None:
     with DatasetRepo(root, "1.0.0") as repo:
         for name in configs:
             table = pa.table({"id": ["q1"], "question": [f"{name} at rate {rate}"]})
-            repo.write_split(name, "validation", [table], FEATURES)
+            repo.write_split(name, "validation", [table], SCHEMA)
             repo.record_config(name, {"spec": {"source": "demo", "noise": f"keyboard(rate={rate})"}, "stats": {}})
         repo.commit(f"card of rate {rate}\n")
 

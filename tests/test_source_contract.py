@@ -70,9 +70,9 @@ def test_adapter_contract(name: str, monkeypatch: pytest.MonkeyPatch):
     assert encoded.num_rows == len(rows) and encoded["id"] == ids
 
     layout = info.labels
-    check_text_fields(features, info.default_fields, layout, info.name)
+    check_text_fields(data.feature_spec, info.default_fields, layout, info.name)
     if layout.pair_fields:
-        check_text_fields(features, layout.pair_fields, layout, info.name)
+        check_text_fields(data.feature_spec, layout.pair_fields, layout, info.name)
         assert set(info.default_fields) <= set(layout.pair_fields)
     if layout.class_label:
         label = features[layout.class_label]

@@ -32,6 +32,7 @@ from noisecraft import hub
 from noisecraft.errors import ConfigError, InputError
 from noisecraft.pipeline import ConfigRequest, build_config
 from noisecraft.repo import DatasetRepo
+from noisecraft.schema import to_features
 from noisecraft.sources.base import tsv_rows
 from noisecraft.sources.glue import TASKS, parse_glue_tsv
 from noisecraft.sources.registry import ADAPTERS, demo_file, load_source
@@ -434,7 +435,7 @@ def test_squad_repeated_id_in_a_file_and_on_the_hub(tmp_path, monkeypatch):
     rows = [{k: r[k] for k in ("id", "title", "context", "question", "answers")}
             for r in parse_squad_json(demo_file())]
     rows[5]["id"] = rows[4]["id"]
-    _fake_hub(monkeypatch, rows, ADAPTERS["squad"].features())
+    _fake_hub(monkeypatch, rows, to_features(ADAPTERS["squad"].feature_spec()))
     with pytest.raises(InputError) as exc:
         _build(tmp_path, "squad")
     assert one_line(exc).endswith(f"rajpurkar/squad, row 6: duplicate id {rows[4]['id']!r}: every row needs its own "

@@ -16,6 +16,7 @@ import noisecraft as nc
 from noisecraft.errors import InputError
 from noisecraft.noising import NoiseJob, prepare_field
 from noisecraft.pipeline import output_features, run_batches
+from noisecraft.schema import arrow_schema
 from noisecraft.sources import squad
 from noisecraft.sources.base import FileRows, SourceData
 from noisecraft.sources.glue import glue_features, glue_info
@@ -48,7 +49,8 @@ def test_a_build_reads_rows_as_it_hands_out_batches(tmp_path):
     data = SourceData(glue_info("qnli"), "en", "validation", str(path), FileRows(counted), glue_features("qnli"))
     model = nc.noise("keyboard")
     job = NoiseJob(model, 0, ("sentence",), data.info.labels)
-    results = run_batches(job, data, output_features(data.features, job.fields, model), 1, 10, progress=False)
+    results = run_batches(job, data, arrow_schema(output_features(data.feature_spec, job.fields, model)), 1, 10,
+                          progress=False)
     first = next(results)
     assert first.stats.rows_in == 10 and len(read) <= 20  # the batch handed out, and the one read to see a second
     assert sum(r.stats.rows_in for r in results) == 490 and len(read) == 500

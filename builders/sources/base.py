@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, overload
 from noisecraft import hub
 from noisecraft.errors import ConfigError, InputError
 from noisecraft.labels import LabelLayout
+from noisecraft.schema import FeatureSpec, to_features
 from noisecraft.text_files import text_lines
 
 if TYPE_CHECKING:
@@ -127,12 +128,14 @@ def row_batches(rows: Iterable[dict[str, Any]], size: int) -> Iterator[list[dict
 
 @dataclass
 class SourceData:
-    """Loaded rows (each with a stable ``id``) and their ``datasets`` features.
+    """Loaded rows (each with a stable ``id``) and their columns' types.
 
     ``rows`` is iterable, in source order, any number of times: a list (sources built in memory), an
     :class:`ArrowRows` (a Hub split, memory-mapped) or a :class:`FileRows` (a local file, streamed; it has no
-    ``len``). ``revision``/``commit`` say which Hub revision was asked for and which commit it resolved to
-    (``None`` for local files, whose content is pinned by the rows digest of the manifest).
+    ``len``). ``feature_spec`` is the columns' ``datasets`` features in their JSON form (:mod:`noisecraft.schema`:
+    a build needs no ``datasets`` import), :attr:`features` the ``datasets.Features``. ``revision``/``commit``
+    say which Hub revision was asked for and which commit it resolved to (``None`` for local files, whose content
+    is pinned by the rows digest of the manifest).
     """
 
     info: SourceInfo
@@ -140,9 +143,14 @@ class SourceData:
     split: str
     origin: str
     rows: Iterable[dict[str, Any]]
-    features: datasets.Features
+    feature_spec: FeatureSpec
     revision: str | None = None
     commit: str | None = None
+
+    @property
+    def features(self) -> datasets.Features:
+        """The ``datasets.Features`` of the rows (e.g. for ``datasets.Dataset.from_list(list(data.rows), features=...)``)."""
+        return to_features(self.feature_spec)
 
 
 class SourceAdapter:
@@ -152,8 +160,8 @@ class SourceAdapter:
 
     info: SourceInfo
 
-    def features(self) -> datasets.Features:
-        """The Hub features, plus the stable string ``id``."""
+    def feature_spec(self) -> FeatureSpec:
+        """The Hub features (in the JSON form of :mod:`noisecraft.schema`), plus the stable string ``id``."""
         raise NotImplementedError
 
     def read_file(self, path: Path, lang: str, split: str) -> Iterable[dict[str, Any]]:
@@ -185,18 +193,19 @@ class SourceAdapter:
             if not data_file.is_file():
                 raise ConfigError(f"data file {data_file} does not exist or is not a file")
             rows = FileRows(partial(self.read_file, data_file, lang, split))
-            return SourceData(self.info, lang, split, str(data_file), rows, self.features())
+            return SourceData(self.info, lang, split, str(data_file), rows, self.feature_spec())
         # through noisecraft.hub: an unreachable Hub is a clear error in about a second, not ~25 s of retries;
         # the commit is None when the Hub cannot be asked (the manifest then relies on its rows digest)
         dataset = hub.load_hub_dataset(self.info.hub_id, self.hub_config(lang), split, revision)
         commit = hub.dataset_commit(self.info.hub_id, revision)
-        missing = [c for c in self.features() if c != "id" and c not in dataset.column_names]
+        columns = self.feature_spec()
+        missing = [c for c in columns if c != "id" and c not in dataset.column_names]
         if missing:
             raise ConfigError(f"{self.info.hub_id} split {split!r} lacks column(s) {', '.join(missing)}; "
                               f"it has {', '.join(dataset.column_names)}")
-        dataset = dataset.select_columns([c for c in self.features() if c in dataset.column_names])
+        dataset = dataset.select_columns([c for c in columns if c in dataset.column_names])
         return SourceData(self.info, lang, split, f"hf://datasets/{self.info.hub_id}", ArrowRows(dataset, self.hub_row_id),
-                          self.features(), revision, commit)
+                          columns, revision, commit)
 
 
 def check_language(info: SourceInfo, lang: str) -> None:

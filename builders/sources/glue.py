@@ -9,6 +9,7 @@ from typing import Any
 
 from noisecraft.citations import GLUE_CITATION
 from noisecraft.errors import InputError
+from noisecraft.schema import FeatureSpec, class_label, value
 from noisecraft.sources.base import (
     SourceAdapter,
     SourceInfo,
@@ -72,16 +73,14 @@ def glue_info(task: str) -> SourceInfo:
     )
 
 
-def glue_features(task: str) -> Any:
+def glue_features(task: str) -> FeatureSpec:
     """The Hub features of a GLUE task, plus the stable ``id``."""
-    import datasets
-
     spec = TASKS[task]
-    columns: dict[str, Any] = {c: datasets.Value("string") for c in spec.text_columns}
-    columns["label"] = datasets.ClassLabel(names=list(spec.label_names))
-    columns["idx"] = datasets.Value("int32")
-    columns["id"] = datasets.Value("string")
-    return datasets.Features(columns)
+    columns: FeatureSpec = {c: value("string") for c in spec.text_columns}
+    columns["label"] = class_label(spec.label_names)
+    columns["idx"] = value("int32")
+    columns["id"] = value("string")
+    return columns
 
 
 def _label(path: Path, line: int, spec: GlueTask, value: str) -> int:
@@ -156,7 +155,7 @@ class GlueAdapter(SourceAdapter):
         self.task = task
         self.info = glue_info(task)
 
-    def features(self) -> Any:
+    def feature_spec(self) -> FeatureSpec:
         return glue_features(self.task)
 
     def read_file(self, path: Path, lang: str, split: str) -> Iterator[dict[str, Any]]:

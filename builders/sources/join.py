@@ -32,8 +32,8 @@ def parallel_texts(join: Join) -> tuple[str, Mapping[str, str]]:
     held = _LOADED.get(join)
     if held is None or held[0] != stamp:
         data = load_source(join.source, join.lang, join.split, Path(join.data_file) if join.data_file else None)
-        if join.field not in data.features:
-            raise ConfigError(f"join: {data.origin} has no column {join.field!r}; columns: {', '.join(data.features)}")
+        if join.field not in data.feature_spec:
+            raise ConfigError(f"join: {data.origin} has no column {join.field!r}; columns: {', '.join(data.feature_spec)}")
         held = _LOADED[join] = (stamp, data.origin, {str(row["id"]): row[join.field] for row in data.rows})
     return held[1], held[2]
 

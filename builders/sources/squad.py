@@ -11,6 +11,7 @@ from typing import Any
 from noisecraft.citations import SQUAD_CITATION, XQUAD_CITATION
 from noisecraft.collector import long_lived, paused
 from noisecraft.errors import InputError
+from noisecraft.schema import FeatureSpec, list_of, value
 from noisecraft.sources.base import SourceAdapter, SourceInfo, check_string, require_text
 from noisecraft.text_files import read_text
 
@@ -28,20 +29,15 @@ XQUAD = SourceInfo(name="xquad", hub_id="google/xquad", license="cc-by-sa-4.0", 
                    pretty="XQuAD", **_QA_COMMON)  # type: ignore[arg-type]
 
 
-def squad_features() -> Any:
+def squad_features() -> FeatureSpec:
     """The Hub features of SQuAD/XQuAD."""
-    import datasets
-
-    return datasets.Features({
-        "id": datasets.Value("string"),
-        "title": datasets.Value("string"),
-        "context": datasets.Value("string"),
-        "question": datasets.Value("string"),
-        "answers": {
-            "text": datasets.List(datasets.Value("string")),
-            "answer_start": datasets.List(datasets.Value("int32")),
-        },
-    })
+    return {
+        "id": value("string"),
+        "title": value("string"),
+        "context": value("string"),
+        "question": value("string"),
+        "answers": {"text": list_of(value("string")), "answer_start": list_of(value("int32"))},
+    }
 
 
 #: ``answer_start`` is an int32 column on the Hub and in the output parquet.
@@ -241,7 +237,7 @@ class SquadAdapter(SourceAdapter):
     def __init__(self, info: SourceInfo) -> None:
         self.info = info
 
-    def features(self) -> Any:
+    def feature_spec(self) -> FeatureSpec:
         return squad_features()
 
     def read_file(self, path: Path, lang: str, split: str) -> Iterator[dict[str, Any]]:

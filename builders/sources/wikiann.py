@@ -9,6 +9,7 @@ from typing import Any
 from noisecraft.citations import WIKIANN_CITATION
 from noisecraft.errors import InputError
 from noisecraft.labels import entity_strings
+from noisecraft.schema import FeatureSpec, class_label, list_of, value
 from noisecraft.sources.base import SourceAdapter, SourceInfo
 from noisecraft.text_files import text_lines
 
@@ -23,17 +24,10 @@ WIKIANN = SourceInfo(
 )
 
 
-def wikiann_features() -> Any:
+def wikiann_features() -> FeatureSpec:
     """The Hub features of WikiANN, plus the stable ``id``."""
-    import datasets
-
-    return datasets.Features({
-        "tokens": datasets.List(datasets.Value("string")),
-        "ner_tags": datasets.List(datasets.ClassLabel(names=list(TAGS))),
-        "langs": datasets.List(datasets.Value("string")),
-        "spans": datasets.List(datasets.Value("string")),
-        "id": datasets.Value("string"),
-    })
+    return {"tokens": list_of(value("string")), "ner_tags": list_of(class_label(TAGS)),
+            "langs": list_of(value("string")), "spans": list_of(value("string")), "id": value("string")}
 
 
 def entity_spans(tokens: list[str], tags: list[int]) -> list[str]:
@@ -107,7 +101,7 @@ class WikiannAdapter(SourceAdapter):
 
     info = WIKIANN
 
-    def features(self) -> Any:
+    def feature_spec(self) -> FeatureSpec:
         return wikiann_features()
 
     def read_file(self, path: Path, lang: str, split: str) -> Iterator[dict[str, Any]]:

@@ -36,6 +36,7 @@ from typing import Any
 from noisecraft.citations import OPINION_LEXICON_CITATION
 from noisecraft.errors import ConfigError, InputError
 from noisecraft.extras import require
+from noisecraft.schema import FeatureSpec, class_label, value
 from noisecraft.sources.base import SourceAdapter, SourceData, SourceInfo
 from noisecraft.text_files import text_lines
 
@@ -116,14 +117,9 @@ class WordListAdapter(SourceAdapter):
 
     info = COLES_WORDS
 
-    def features(self) -> Any:
-        import datasets
-
-        return datasets.Features({
-            "canonical": datasets.Value("string"), "noisy": datasets.Value("string"),
-            "noise": datasets.Value("string"), "variant": datasets.Value("int32"),
-            "label": datasets.ClassLabel(names=list(LABELS)), "id": datasets.Value("string"),
-        })
+    def feature_spec(self) -> FeatureSpec:
+        return {"canonical": value("string"), "noisy": value("string"), "noise": value("string"),
+                "variant": value("int32"), "label": class_label(LABELS), "id": value("string")}
 
     def read_file(self, path: Path, lang: str, split: str) -> list[dict[str, Any]]:
         rows, _ = self._rows(path, split)
@@ -163,4 +159,4 @@ class WordListAdapter(SourceAdapter):
         if not rows:
             raise InputError(folder, f"no adjective left for split {split!r}")
         where = "lexicon folder" if data_file is not None else "NLTK's opinion_lexicon corpus"
-        return SourceData(self.info, lang, split, f"{where}: {note}", rows, self.features())
+        return SourceData(self.info, lang, split, f"{where}: {note}", rows, self.feature_spec())

@@ -9,6 +9,7 @@ from typing import Any
 
 from noisecraft.citations import XNLI_CITATION
 from noisecraft.errors import InputError
+from noisecraft.schema import FeatureSpec, class_label, value
 from noisecraft.sources.base import SourceAdapter, SourceInfo, require_text, tsv_rows
 
 LABELS = ("entailment", "neutral", "contradiction")
@@ -25,16 +26,9 @@ XNLI = SourceInfo(
 )
 
 
-def xnli_features() -> Any:
+def xnli_features() -> FeatureSpec:
     """The Hub features of XNLI, plus the stable ``id``."""
-    import datasets
-
-    return datasets.Features({
-        "premise": datasets.Value("string"),
-        "hypothesis": datasets.Value("string"),
-        "label": datasets.ClassLabel(names=list(LABELS)),
-        "id": datasets.Value("string"),
-    })
+    return {"premise": value("string"), "hypothesis": value("string"), "label": class_label(LABELS), "id": value("string")}
 
 
 def xnli_rows(path: Path, lang: str) -> Iterator[dict[str, Any]]:
@@ -90,7 +84,7 @@ class XnliAdapter(SourceAdapter):
 
     info = XNLI
 
-    def features(self) -> Any:
+    def feature_spec(self) -> FeatureSpec:
         return xnli_features()
 
     def read_file(self, path: Path, lang: str, split: str) -> Iterator[dict[str, Any]]:
