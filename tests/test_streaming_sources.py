@@ -182,3 +182,63 @@ def test_a_duplicate_question_id_names_where_it_was_first_seen(tmp_path):
                                          rf"question 1 \(id {first['id']!r}\)\)"):
         squad.parse_squad_json(path)
 
+
+
+# --- SQuAD: articles parsed one at a time give what a whole-document parse gives ---------------------------------
+
+def _whole_document(path: Path) -> tuple[str, object]:
+    """The reference: ``json.loads`` of the whole text, then the same checks and rows (what squad_rows did before it
+    parsed article by article)."""
+    text = path.read_text(encoding="utf-8")
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return "error", f"{path}, line {exc.lineno} column {exc.colno}: not valid JSON (truncated or corrupt?): {exc.msg}"
+    if not (isinstance(doc, dict) and isinstance(doc.get("data"), list)):
+        return "error", f"{path}, top level: not a SQuAD file: expected an object with a 'data' list"
+    seen: dict = {}
+    try:
+        rows = [row for a, article in enumerate(doc["data"], start=1) for row in squad._article_rows(path, a, article, seen)]
+    except InputError as exc:
+        return "error", str(exc)
+    return ("rows", rows) if rows else ("error", f"{path}, top level: no questions found")
+
+
+def _texts(rng: random.Random) -> list[str]:
+    """SQuAD texts that are valid, truncated, or corrupted by one character, and other top levels."""
+    full = demo_file().read_text(encoding="utf-8")
+    doc = json.loads(full)
+    small = {"data": doc["data"][:2], "version": "1.1"}
+    texts = [json.dumps(small), json.dumps({"version": "1.1", **small}), json.dumps(small, indent=2),
+             " \n" + json.dumps(small) + " \n", json.dumps({"data": []}), "{}", "[]", "{ }", '{"data": 3}',
+             '{"data": [], "data": []}', json.dumps(small) + " x", json.dumps(small) + "{}", '"text"', "",
+             '{"data": [1, 2]', '{"data": [{}], "v": [}', '{"data" [', '{"data": [] "x": 1}', '{"a": 1,}', '{,}',
+             "\t{\r\n}\n"]
+    compact = json.dumps(small)
+    for _ in range(150):
+        cut = rng.randrange(len(compact))
+        texts.append(compact[:cut])
+        char = rng.choice('{}[],:" x0\n')
+        texts.append(compact[:cut] + char + compact[cut + rng.choice((0, 1)):])
+    return texts
+
+
+def test_articles_parsed_one_at_a_time_read_as_the_whole_document(tmp_path):
+    path = tmp_path / "s.json"
+    kinds = set()
+    for text in _texts(random.Random(25)):
+        path.write_text(text, encoding="utf-8")
+        expected = _whole_document(path)
+        try:
+            got: tuple[str, object] = ("rows", squad.parse_squad_json(path))
+        except InputError as exc:
+            got = ("error", str(exc))
+        if expected[0] == "error" and "not valid JSON" in str(expected[1]) and got[0] == "error":
+            # an error of the SQuAD structure met in an article before the text goes wrong comes first now
+            assert got == expected or "not valid JSON" not in str(got[1]), (text, got, expected)
+        elif text.count('"data"') > 1 and got[0] == "error":
+            assert "has 'data' twice" in str(got[1]), text
+        else:
+            assert got == expected, text
+        kinds.add(got[0] if got[0] == "rows" else str(got[1]).split(": ", 1)[1][:30])
+    assert "rows" in kinds and len(kinds) > 8, kinds

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 from typing import Any
 
 from noisecraft.citations import SQUAD_CITATION, XQUAD_CITATION
-from noisecraft.collector import long_lived, paused
+from noisecraft.collector import paused
 from noisecraft.errors import InputError
 from noisecraft.schema import FeatureSpec, list_of, value
 from noisecraft.sources.base import SourceAdapter, SourceInfo, check_string, require_text
@@ -75,20 +75,109 @@ def _deep_nesting(text: str, depth: int) -> int:
     return 0
 
 
-def load_json(path: Path) -> Any:
-    """A JSON document, or an error naming the file and the line/column where it goes wrong:
-    invalid (truncated, corrupt) or nested too deeply for the parser (RecursionError)."""
-    text = read_text(path)
+_DECODER = json.JSONDecoder()
+#: What JSON counts as whitespace between tokens.
+_SPACE = re.compile(r"[ \t\n\r]*")
+
+
+def _json_value(path: Path, text: str, pos: int) -> tuple[Any, int]:
+    """The JSON value that starts at ``pos`` and the position after it, or :func:`_json_error`. Only called where
+    all the text before ``pos`` is valid, so the error is the one ``json.loads`` gives for the whole text."""
     try:
-        with paused():  # the parse of a 35 MB file takes a third of the time without collections
-            return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(path, f"not valid JSON (truncated or corrupt?): {exc.msg}",
-                         f"line {exc.lineno} column {exc.colno}") from None
-    except RecursionError:
-        where = _line_column(text, _deep_nesting(text, DEEP_NESTING))
-        raise InputError(path, f"JSON nested too deeply to read (over {DEEP_NESTING} levels here; a SQuAD file has 9): "
-                               "corrupt or not a SQuAD file", where) from None
+        with paused():  # json makes no cycles: collections triggered by its allocations would find nothing
+            return _DECODER.raw_decode(text, pos)
+    except (json.JSONDecodeError, RecursionError) as exc:
+        raise _json_error(path, text, exc) from None
+
+
+def _not_json(path: Path, text: str) -> InputError:
+    """The error of a text found invalid between values (a missing ``,`` or ``:``, data after the end): the one
+    ``json.loads`` reports for the whole text, with its wording and position."""
+    try:
+        with paused():
+            json.loads(text)
+    except (json.JSONDecodeError, RecursionError) as exc:
+        return _json_error(path, text, exc)
+    raise AssertionError(f"{path}: json reads the text that squad_articles found invalid")
+
+
+def _json_error(path: Path, text: str, exc: Exception) -> InputError:
+    """A one-line error naming the file and the line and column where its text goes wrong: invalid (truncated,
+    corrupt), or nested too deeply for ``json`` (RecursionError)."""
+    if isinstance(exc, json.JSONDecodeError):
+        return InputError(path, f"not valid JSON (truncated or corrupt?): {exc.msg}", f"line {exc.lineno} column {exc.colno}")
+    return InputError(path, f"JSON nested too deeply to read (over {DEEP_NESTING} levels here; a SQuAD file has 9): "
+                            "corrupt or not a SQuAD file", _line_column(text, _deep_nesting(text, DEEP_NESTING)))
+
+
+def _not_squad(path: Path) -> InputError:
+    return InputError(path, "not a SQuAD file: expected an object with a 'data' list", "top level")
+
+
+def _after_space(text: str, pos: int) -> int:
+    return _SPACE.match(text, pos).end()
+
+
+def squad_articles(path: Path, text: str) -> Iterator[Any]:
+    """The items of the ``data`` list of a SQuAD JSON text, each parsed by ``json`` when it is asked for, then the
+    rest of the document, checked as ``json.loads`` checks it (the same errors): a file is never held parsed whole
+    (about 2 KB of Python objects per question), and a build's workers start on the first article's questions
+    while the others are still text. A top level that is not an object with one ``data`` list is an error."""
+    pos = _after_space(text, 0)
+    if not text.startswith("{", pos):
+        _json_value(path, text, pos)  # invalid JSON is that error; valid, it is not a SQuAD file
+        raise _not_squad(path)
+    found = False
+    pos = _after_space(text, pos + 1)
+    if text.startswith("}", pos):  # the empty object
+        pos += 1
+    else:
+        while True:  # "key": value pairs, as json reads an object
+            if not text.startswith('"', pos):
+                raise _not_json(path, text)
+            key, pos = _json_value(path, text, pos)
+            pos = _after_space(text, pos)
+            if not text.startswith(":", pos):
+                raise _not_json(path, text)
+            pos = _after_space(text, pos + 1)
+            if key == "data":
+                if found:
+                    raise InputError(path, "the top-level object has 'data' twice (json would keep the last one)",
+                                     "top level")
+                if not text.startswith("[", pos):
+                    _json_value(path, text, pos)
+                    raise _not_squad(path)
+                found = True
+                pos = yield from _list_items(path, text, pos)
+            else:
+                _, pos = _json_value(path, text, pos)
+            pos = _after_space(text, pos)
+            if not text.startswith((",", "}"), pos):
+                raise _not_json(path, text)
+            pos += 1
+            if text[pos - 1] == "}":
+                break
+            pos = _after_space(text, pos)
+    if _after_space(text, pos) != len(text):
+        raise _not_json(path, text)
+    if not found:
+        raise _not_squad(path)
+
+
+def _list_items(path: Path, text: str, pos: int) -> Generator[Any, None, int]:
+    """The items of the JSON list that starts at ``pos``, parsed one at a time; returns the position after it."""
+    pos = _after_space(text, pos + 1)
+    if text.startswith("]", pos):
+        return pos + 1
+    while True:
+        item, pos = _json_value(path, text, pos)
+        yield item
+        pos = _after_space(text, pos)
+        if not text.startswith((",", "]"), pos):
+            raise _not_json(path, text)
+        if text[pos] == "]":
+            return pos + 1
+        pos = _after_space(text, pos + 1)
 
 
 def _answer(path: Path, where: str, context: str, answer: Any) -> tuple[str, int]:
@@ -210,20 +299,13 @@ def _article_rows(path: Path, a: int, article: Any, seen: Seen) -> Iterator[dict
 def squad_rows(path: Path) -> Iterator[dict[str, Any]]:
     """Rows of a SQuAD v1.1-format file in file order, made as they are asked for, checking structure, types and
     every answer span, so that nothing that passes here can fail later at the parquet write (ints fit int32,
-    text is valid UTF-8). The file is one JSON document, parsed whole before the first row.
-
-    While the rows are read, the parsed document (about 15 containers per question) is moved out of the cyclic
-    collector's reach (:func:`~noisecraft.collector.long_lived`): it only holds acyclic JSON values, freed by
-    reference counting when the read ends, yet every full collection triggered meanwhile would walk all of it
-    (1.2 s of the 2.0 s it took to read 100k questions)."""
-    doc = load_json(path)
-    _expect(path, isinstance(doc, dict) and isinstance(doc.get("data"), list), "top level",
-            "not a SQuAD file: expected an object with a 'data' list")
-    with long_lived():
-        seen: Seen = {}
-        for a, article in enumerate(doc["data"], start=1):
-            yield from _article_rows(path, a, article, seen)
-        _expect(path, bool(seen), "top level", "no questions found")
+    text is valid UTF-8). The file's text is read whole; its articles are parsed one at a time
+    (:func:`squad_articles`), so what the rows are made from is one article, not the parsed file."""
+    text = read_text(path)
+    seen: Seen = {}
+    for a, article in enumerate(squad_articles(path, text), start=1):
+        yield from _article_rows(path, a, article, seen)
+    _expect(path, bool(seen), "top level", "no questions found")
 
 
 def parse_squad_json(path: Path) -> list[dict[str, Any]]:
