@@ -31,8 +31,10 @@ from rapidfuzz.distance import Levenshtein
 try:
     from noisecraft._counting import Reference as _CompiledReference
     from noisecraft._counting import count_runs as _count_runs
+    from noisecraft._counting import edit_spans as _edit_spans
+    from noisecraft._counting import tokenize_13a as _tokenize_13a
 except ImportError:  # built only where pip found a C compiler: the same figures, counted in Python (slower)
-    _CompiledReference = _count_runs = None
+    _CompiledReference = _count_runs = _edit_spans = _tokenize_13a = None
 
 # sacrebleu's defaults for corpus_bleu: n-grams up to order 4, "exp" smoothing, no effective order.
 BLEU_MAX_ORDER = 4
@@ -389,8 +391,14 @@ def _python_counts(ref: str, hyp: str) -> RowCounts:
 @lru_cache(maxsize=256)  # rows of a paragraph come together; ~20 KB a paragraph
 def _compiled_reference(ref: str) -> Any:
     """``noisecraft._counting.Reference`` of a reference: its words, 13a tokens and n-gram counts, memoised (every
-    question row of a SQuAD paragraph carries the same original context)."""
-    return _CompiledReference(ref, _bleu_tokenizer()(ref.rstrip()))
+    question row of a SQuAD paragraph carries the same original context). The 13a tokens are cut in C as a
+    hypothesis's are (``tokenize_13a``, the same string as :func:`_bleu_tokenizer`'s), except in lines holding a
+    newline: every new question is a new reference, and tokenizing it in Python was a third of its cost."""
+    line = ref.rstrip()
+    fast = _fast_13a()
+    if fast is None or "\n" in line:
+        return _CompiledReference(ref, _bleu_tokenizer()(line))
+    return _CompiledReference(ref, _tokenize_13a(line, _13A_ACTED_FLAGS, fast.memo, fast.chunk))
 
 
 def _compiled_counts(ref: str, hyp: str) -> RowCounts:
@@ -427,6 +435,19 @@ def field_scores(originals: Sequence[Any], noisy: Sequence[Any]) -> dict[str, fl
     for original, noised in zip(originals, noisy, strict=True):
         scores.add(original, noised)
     return scores.scores()
+
+
+def _python_edit_spans(log: Sequence[dict[str, Any]], fields: Sequence[str], kinds: Counter[str]) -> tuple[int, list[int]]:
+    """For one row's edit log: the edits that change text (their kinds counted into ``kinds``), and per field the
+    summed spans (``max(len(original), len(replacement))``) of its edits, a likely bound on its character distance.
+    The reference implementation of ``noisecraft._counting.edit_spans`` (tests/test_stats.py compares them); per edit,
+    C iterators (map, compress) rather than Python steps: contexts carry dozens."""
+    originals, replacements = list(map(_ORIGINAL, log)), list(map(_REPLACEMENT, log))
+    changed = list(map(ne, originals, replacements))  # only edits that change text count
+    kinds.update(compress(map(_KIND, log), changed))
+    spans = list(map(max, map(len, originals), map(len, replacements)))
+    edited_fields = list(map(_FIELD, log))
+    return sum(changed), [sum(compress(spans, map(name.__eq__, edited_fields))) for name in fields]
 
 
 @dataclass
@@ -467,18 +488,12 @@ class ConfigStats:
         kinds: Counter[str] = Counter()  # the batch's changed edits by kind ("a+b" for a chained edit), split at the end
         per_field = [(name, f"original_{name}", self.scores[name].add,
                       self.normalised[name].add if name in self.normalised else None) for name in self.fields]
-        for row in kept:  # per edit, C iterators (map, compress) rather than Python steps: contexts carry dozens
-            log = row["noise_edits"]
-            originals, replacements = list(map(_ORIGINAL, log)), list(map(_REPLACEMENT, log))
-            changed = list(map(ne, originals, replacements))  # only edits that change text count
-            edits = sum(changed)
+        spans_of = _python_edit_spans if _edit_spans is None else _edit_spans
+        for row in kept:
+            edits, spans = spans_of(row["noise_edits"], self.fields, kinds)
             self.rows_changed += edits > 0
             self.edits += edits
-            kinds.update(compress(map(_KIND, log), changed))
-            spans = list(map(max, map(len, originals), map(len, replacements)))
-            edited_fields = list(map(_FIELD, log))
-            for name, original_key, score, normalised in per_field:
-                touched = sum(compress(spans, map(name.__eq__, edited_fields)))
+            for (name, original_key, score, normalised), touched in zip(per_field, spans):
                 original = row[original_key]
                 score(original, row[name], touched + 2)  # +2: stripping may add a little
                 if normalised is not None:
