@@ -603,6 +603,78 @@ static PyObject *tokenize_13a(PyObject *Py_UNUSED(module), PyObject *const *args
     return result;
 }
 
+/* ---- character distance under a bound ---- */
+
+/* Past the first i code points, how many more of a (from i) and b (from i + k) agree, up to end. */
+static Py_ssize_t slide(int ka, const void *a, int kb, const void *b, Py_ssize_t i, Py_ssize_t k, Py_ssize_t end) {
+    if (ka == kb && ka == PyUnicode_1BYTE_KIND) {
+        const Py_UCS1 *x = a, *y = (const Py_UCS1 *)b + k;
+        while (i < end && x[i] == y[i]) i++;
+    } else if (ka == kb && ka == PyUnicode_2BYTE_KIND) {
+        const Py_UCS2 *x = a, *y = (const Py_UCS2 *)b + k;
+        while (i < end && x[i] == y[i]) i++;
+    } else {
+        while (i < end && PyUnicode_READ(ka, a, i) == PyUnicode_READ(kb, b, i + k)) i++;
+    }
+    return i;
+}
+
+/* bounded_distance(a, b, bound): the Levenshtein distance between two strs if it is at most bound, else -1; -2 when
+ * the bound is too large for this search to pay (past 64, and bound^2 past 4 times the texts' lengths): the
+ * caller then asks rapidfuzz under the same bound. Ukkonen's and Landau-Vishkin's diagonal search: per distance d =
+ * 0, 1, ..., on each diagonal k = j - i within d of the main one, the furthest row i that d edits reach (a
+ * substitution along k, a deletion from k + 1, an insertion from k - 1, clipped to the texts, then extended along
+ * k while the texts agree), until the last diagonal reaches the end of a. Near-equal texts (a few typos in a
+ * paragraph) cost about their length plus bound^2 steps, without rapidfuzz's tables; the result is exact either way. */
+static PyObject *bounded_distance(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 3 || !PyUnicode_Check(args[0]) || !PyUnicode_Check(args[1]) || !PyLong_Check(args[2])) {
+        PyErr_SetString(PyExc_TypeError, "bounded_distance(a: str, b: str, bound: int)");
+        return NULL;
+    }
+    Py_ssize_t bound = PyLong_AsSsize_t(args[2]);
+    if (bound == -1 && PyErr_Occurred()) return NULL;
+    if (bound < 0) {
+        PyErr_SetString(PyExc_ValueError, "bounded_distance: bound must be >= 0");
+        return NULL;
+    }
+    int ka = PyUnicode_KIND(args[0]), kb = PyUnicode_KIND(args[1]);
+    const char *a = PyUnicode_DATA(args[0]), *b = PyUnicode_DATA(args[1]);
+    Py_ssize_t m = PyUnicode_GET_LENGTH(args[0]), n = PyUnicode_GET_LENGTH(args[1]);
+    Py_ssize_t prefix = slide(ka, a, kb, b, 0, 0, m < n ? m : n);
+    a += prefix * ka, b += prefix * kb, m -= prefix, n -= prefix;
+    while (m && n && PyUnicode_READ(ka, a, m - 1) == PyUnicode_READ(kb, b, n - 1)) m--, n--;
+    Py_ssize_t target = n - m; /* the diagonal of the last cell */
+    if (target > bound || -target > bound) return PyLong_FromLong(-1);
+    if (!m || !n) return PyLong_FromSsize_t(m + n);
+    if (bound > (m > n ? m : n)) bound = m > n ? m : n; /* no distance is larger */
+    if (bound > 64 && (double)bound * (double)bound > 4.0 * (double)(m + n)) return PyLong_FromLong(-2);
+    /* furthest rows of distance d - 1 (previous) and d (current), diagonal k at index k + bound + 1; unreached: -m - n - 2
+     * (plus one stays below every row) */
+    Py_ssize_t width = 2 * bound + 3, unreached = -m - n - 2, distance = -1;
+    Py_ssize_t *previous = PyMem_Malloc(2 * (size_t)width * sizeof(Py_ssize_t));
+    if (!previous) return PyErr_NoMemory();
+    Py_ssize_t *current = previous + width;
+    for (Py_ssize_t x = 0; x < 2 * width; x++) previous[x] = unreached;
+    previous += bound + 1, current += bound + 1; /* index by diagonal */
+    previous[0] = slide(ka, a, kb, b, 0, 0, m < n ? m : n);
+    for (Py_ssize_t d = 1; d <= bound && distance < 0; d++) {
+        Py_ssize_t low = d < m ? -d : -m, high = d < n ? d : n;
+        for (Py_ssize_t k = low; k <= high; k++) {
+            Py_ssize_t i = previous[k] + 1, from_left = previous[k - 1], from_above = previous[k + 1] + 1;
+            if (from_left > i) i = from_left;
+            if (from_above > i) i = from_above;
+            Py_ssize_t end = m < n - k ? m : n - k;
+            if (i > end) i = end;
+            current[k] = slide(ka, a, kb, b, i, k, end);
+        }
+        if (current[target] >= m) distance = d;
+        Py_ssize_t *swap = previous;
+        previous = current, current = swap;
+    }
+    PyMem_Free((previous < current ? previous : current) - (bound + 1));
+    return PyLong_FromSsize_t(distance);
+}
+
 /* ---- a row's edit log ---- */
 
 static PyObject *key_original, *key_replacement, *key_kind, *key_field; /* interned at import */
@@ -725,6 +797,9 @@ static PyObject *count_runs(PyObject *Py_UNUSED(module), PyObject *const *args, 
 }
 
 static PyMethodDef module_methods[] = {
+    {"bounded_distance", (PyCFunction)(void (*)(void))bounded_distance, METH_FASTCALL,
+     "bounded_distance(a, b, bound) -> the Levenshtein distance of two strs if at most bound, else -1; -2 when the "
+     "bound is too large for the diagonal search to pay (ask rapidfuzz)."},
     {"tokenize_13a", (PyCFunction)(void (*)(void))tokenize_13a, METH_FASTCALL,
      "tokenize_13a(line, acted, memo, tokenize_chunk) -> sacrebleu's 13a tokens of a line holding no newline, joined "
      "by one space, cut chunk by chunk with the arguments of Reference.counts."},

@@ -30,11 +30,12 @@ from rapidfuzz.distance import Levenshtein
 
 try:
     from noisecraft._counting import Reference as _CompiledReference
+    from noisecraft._counting import bounded_distance as _bounded_distance
     from noisecraft._counting import count_runs as _count_runs
     from noisecraft._counting import edit_spans as _edit_spans
     from noisecraft._counting import tokenize_13a as _tokenize_13a
 except ImportError:  # built only where pip found a C compiler: the same figures, counted in Python (slower)
-    _CompiledReference = _count_runs = _edit_spans = _tokenize_13a = None
+    _CompiledReference = _bounded_distance = _count_runs = _edit_spans = _tokenize_13a = None
 
 # sacrebleu's defaults for corpus_bleu: n-grams up to order 4, "exp" smoothing, no effective order.
 BLEU_MAX_ORDER = 4
@@ -421,10 +422,14 @@ def _compiled_counts(ref: str, hyp: str) -> RowCounts:
 
 
 def _char_distance(a: str, b: str, likely: int | None) -> int:
-    """Levenshtein distance; with a likely upper bound, first the banded search under that bound."""
+    """Levenshtein distance; with a likely upper bound, first a search under that bound: ``noisecraft._counting``'s
+    diagonal search where built (twice as fast as rapidfuzz's banded one on a paragraph with a few dozen typos) and
+    the bound is small enough for it to pay (-2 otherwise), else rapidfuzz's. Past the bound, the full distance."""
     if likely is not None:
-        found = Levenshtein.distance(a, b, score_cutoff=likely)
-        if found <= likely:
+        found = -2 if _bounded_distance is None else _bounded_distance(a, b, likely)
+        if found == -2:
+            found = Levenshtein.distance(a, b, score_cutoff=likely)  # likely + 1 past the bound
+        if 0 <= found <= likely:
             return found
     return Levenshtein.distance(a, b)
 

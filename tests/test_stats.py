@@ -21,7 +21,7 @@ def counting(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) ->
     """Run a test through both ways of counting a row: ``noisecraft._counting`` (C) and the pure-Python fallback
     that a machine without a C compiler at install time uses."""
     if request.param == "python":
-        for name in ("_CompiledReference", "_count_runs", "_edit_spans", "_tokenize_13a"):
+        for name in ("_CompiledReference", "_bounded_distance", "_count_runs", "_edit_spans", "_tokenize_13a"):
             monkeypatch.setattr(stats, name, None)
     elif stats._CompiledReference is None:
         pytest.skip("noisecraft._counting is not built (no C compiler when the package was installed)")
@@ -384,6 +384,53 @@ def test_the_compiled_13a_tokenizer_checks_its_arguments() -> None:
         tokenize_13a("a (b) U.S.", stats._13A_ACTED_FLAGS, {}, lambda chunk: 1 / 0)
 
 
+@_compiled
+@settings(max_examples=3000, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("ab é\u0301中🙂")) | st.characters(), max_size=30),
+       st.lists(st.tuples(st.integers(0, 30), st.integers(0, 3), st.text(alphabet="ab é中🙂", max_size=3)), max_size=8),
+       st.integers(0, 70))
+def test_the_bounded_distance_is_rapidfuzzs(text, edits, bound) -> None:
+    """The C diagonal search: rapidfuzz's distance where it is at most the bound, -1 past it (-2 only where the
+    bound is too large for it to pay); texts made of a random text and typos in it, of mixed widths (Latin-1, BMP,
+    astral) on the two sides."""
+    from rapidfuzz.distance import Levenshtein
+
+    from noisecraft._counting import bounded_distance
+
+    noisy = text
+    for start, length, replacement in edits:  # substitutions, insertions and deletions of up to 3 characters
+        start %= len(noisy) + 1
+        noisy = noisy[:start] + replacement + noisy[start + length:]
+    for a, b in ((text, noisy), (noisy, text), (text, text + text[::-1])):
+        distance = Levenshtein.distance(a, b)
+        found = bounded_distance(a, b, bound)
+        assert found == (distance if distance <= bound else -1) or (found == -2 and bound > 64)
+
+
+@_compiled
+def test_the_bounded_distance_on_long_texts_and_bad_arguments() -> None:
+    from rapidfuzz.distance import Levenshtein
+
+    from noisecraft._counting import bounded_distance
+
+    context = " ".join(_xquad_contexts()[:4])  # 2,186 characters, Latin-1 on one side and not the other
+    noisy = context.replace("the", "teh").replace("ing", "ïng").replace("Super", "\u20acuper")
+    distance = Levenshtein.distance(context, noisy)
+    assert 64 < distance < 100  # a bound past one machine word of rapidfuzz's band, still cheap to search
+    assert bounded_distance(context, noisy, distance) == distance
+    assert bounded_distance(noisy, context, distance + 20) == distance
+    assert bounded_distance(context, noisy, distance - 1) == -1
+    assert bounded_distance(context, noisy, 10 * len(context)) == -2  # for rapidfuzz
+    assert bounded_distance(context, context[::-1], 10 * len(context)) == -2
+    assert bounded_distance("", "abc", 0) == -1 and bounded_distance("", "abc", 3) == 3
+    with pytest.raises(ValueError, match=">= 0"):
+        bounded_distance("a", "b", -1)
+    with pytest.raises(TypeError, match="bound: int"):
+        bounded_distance("a", b"b", 1)
+    with pytest.raises(OverflowError):
+        bounded_distance("a", "b", 2**70)
+
+
 _FIELDS = ("question", "context", "title")
 _edit_logs = st.lists(st.fixed_dictionaries({
     "original": st.text(alphabet="ab é中🙂", max_size=4), "replacement": st.text(alphabet="ab é中🙂", max_size=4),
@@ -461,8 +508,9 @@ import noisecraft.noise_models.keyboard as keyboard
 from noisecraft import seeding, stats
 from noisecraft.noise_models.registry import create
 
-built = [stats._CompiledReference is not None, stats._count_runs is not None, stats._edit_spans is not None,
-         stats._tokenize_13a is not None, seeding._twisters is not None, keyboard._typo_tokens is not None]
+built = [stats._CompiledReference is not None, stats._bounded_distance is not None, stats._count_runs is not None,
+         stats._edit_spans is not None, stats._tokenize_13a is not None, seeding._twisters is not None,
+         keyboard._typo_tokens is not None]
 texts = ["The cat sat on the mat.", "  Ünïcödé wörds,\tand 1-2 &amp; <skipped> x.", "emoji \U0001F600 text \ud800 end",
          "a" * 300 + " b", "", "Where did the 2,000-year-old cat sit, and why? (See page 3.)"]
 hyps = [t[::-1] for t in texts] + [" ".join(reversed(t.split())) for t in texts]
@@ -489,8 +537,8 @@ def test_the_fallbacks_are_used_when_the_extensions_cannot_be_imported() -> None
         pytest.skip("noisecraft._counting is not built (no C compiler when the package was installed)")
     runs = {how: json.loads(subprocess.run([sys.executable, "-c", _EXTENSION_FIGURES, how], check=True,
                                            capture_output=True, text=True).stdout) for how in ("built", "blocked")}
-    assert runs["built"].pop("built") == [True] * 6
-    assert runs["blocked"].pop("built") == [False] * 6
+    assert runs["built"].pop("built") == [True] * 7
+    assert runs["blocked"].pop("built") == [False] * 7
     assert runs["blocked"] == runs["built"]
 
 
