@@ -63,13 +63,14 @@ def _jiwer_words(text: str) -> list[str]:
 def _word_count(text: str) -> int:
     """Words of ``text`` as the per-word noise models count them (runs of word characters and marks): by
     ``noisecraft._counting.count_runs`` over :func:`_word_flags` where built and the text stays in the Basic
-    Multilingual Plane, else by the pattern."""
-    from noisecraft.text_units import word_pattern
-
+    Multilingual Plane, else by the pattern (imported only then: an import statement costs a few microseconds a
+    question)."""
     if _count_runs is not None:
         runs = _count_runs(text, _word_flags())
         if runs >= 0:
             return runs
+    from noisecraft.text_units import word_pattern
+
     return len(word_pattern().findall(text))
 
 
