@@ -678,7 +678,6 @@ static PyObject *bounded_distance(PyObject *Py_UNUSED(module), PyObject *const *
 /* ---- a row's edit log ---- */
 
 static PyObject *key_original, *key_replacement, *key_kind, *key_field; /* interned at import */
-static PyObject *one;
 
 /* entry[key], a borrowed reference; NULL with KeyError or TypeError set. */
 static PyObject *edit_item(PyObject *entry, PyObject *key) {
@@ -691,9 +690,52 @@ static PyObject *edit_item(PyObject *entry, PyObject *key) {
     return value;
 }
 
-/* One edit of edit_spans: its span added to its field's, and when it changes text, counted with its kind. */
+/* kinds[kind] += times (from 0 where absent). */
+static int count_into(PyObject *kinds, PyObject *kind, Py_ssize_t times) {
+    PyObject *add = PyLong_FromSsize_t(times), *seen, *total;
+    if (!add) return -1;
+    if ((seen = PyDict_GetItemWithError(kinds, kind))) {
+        Py_INCREF(seen);
+        total = PyNumber_Add(seen, add);
+        Py_DECREF(seen);
+        Py_DECREF(add);
+    } else {
+        total = PyErr_Occurred() ? NULL : add;
+        if (!total) Py_DECREF(add);
+    }
+    if (!total) return -1;
+    int stored = PyDict_SetItem(kinds, kind, total);
+    Py_DECREF(total);
+    return stored;
+}
+
+/* A row's changing edits per kind object (one object per noise step, mostly), held and counted here and added to the
+ * caller's dict once a row: a dict update per edit was a third of edit_spans. Kinds past the slots go straight in. */
+#define KIND_SLOTS 8
+typedef struct {
+    PyObject *kind[KIND_SLOTS];
+    Py_ssize_t times[KIND_SLOTS];
+    int used;
+} KindTally;
+
+static int tally_kind(KindTally *t, PyObject *kinds, PyObject *kind) {
+    for (int s = 0; s < t->used; s++) {
+        if (t->kind[s] == kind) {
+            t->times[s]++;
+            return 0;
+        }
+    }
+    if (t->used == KIND_SLOTS) return count_into(kinds, kind, 1);
+    if (PyObject_Hash(kind) == -1) return -1; /* unhashable: fail now, as the dict would */
+    Py_INCREF(kind);
+    t->kind[t->used] = kind;
+    t->times[t->used++] = 1;
+    return 0;
+}
+
+/* One edit of edit_spans: its span added to its field's, and when it changes text, tallied with its kind. */
 static int edit_counted(PyObject *original, PyObject *replacement, PyObject *kind, PyObject *field, PyObject *fields,
-                        PyObject *kinds, Py_ssize_t *touched, Py_ssize_t *changed) {
+                        KindTally *tally, PyObject *kinds, Py_ssize_t *touched, Py_ssize_t *changed) {
     Py_ssize_t original_len = PyObject_Size(original), replacement_len = PyObject_Size(replacement);
     if (original_len < 0 || replacement_len < 0) return -1;
     Py_ssize_t span = original_len > replacement_len ? original_len : replacement_len;
@@ -705,18 +747,7 @@ static int edit_counted(PyObject *original, PyObject *replacement, PyObject *kin
     int differs = PyObject_RichCompareBool(original, replacement, Py_NE);
     if (differs <= 0) return differs;
     ++*changed;
-    PyObject *seen = PyDict_GetItemWithError(kinds, kind), *times;
-    if (seen) {
-        Py_INCREF(seen);
-        times = PyNumber_Add(seen, one);
-        Py_DECREF(seen);
-    } else {
-        times = PyErr_Occurred() ? NULL : PyLong_FromLong(1);
-    }
-    if (!times) return -1;
-    int stored = PyDict_SetItem(kinds, kind, times);
-    Py_DECREF(times);
-    return stored;
+    return tally_kind(tally, kinds, kind);
 }
 
 /* edit_spans(log, fields, kinds): for one row's edit log (a list of dicts with "original", "replacement", "kind" and
@@ -736,6 +767,7 @@ static PyObject *edit_spans(PyObject *Py_UNUSED(module), PyObject *const *args, 
         return NULL;
     }
     Py_ssize_t field_count = PySequence_Fast_GET_SIZE(fields), changed = 0;
+    KindTally tally = {.used = 0};
     Py_ssize_t *touched = PyMem_Calloc((size_t)(field_count ? field_count : 1), sizeof(Py_ssize_t));
     if (!touched) {
         PyErr_NoMemory();
@@ -752,9 +784,12 @@ static PyObject *edit_spans(PyObject *Py_UNUSED(module), PyObject *const *args, 
             Py_XINCREF(item[k]);
         }
         Py_DECREF(entry);
-        ok = ok && edit_counted(item[0], item[1], item[2], item[3], fields, kinds, touched, &changed) == 0;
+        ok = ok && edit_counted(item[0], item[1], item[2], item[3], fields, &tally, kinds, touched, &changed) == 0;
         for (int k = 0; k < 4; k++) Py_XDECREF(item[k]);
         if (!ok) goto done;
+    }
+    for (int t = 0; t < tally.used; t++) {
+        if (count_into(kinds, tally.kind[t], tally.times[t]) < 0) goto done;
     }
     touched_list = PyList_New(field_count);
     if (!touched_list) goto done;
@@ -765,6 +800,7 @@ static PyObject *edit_spans(PyObject *Py_UNUSED(module), PyObject *const *args, 
     }
     result = Py_BuildValue("(nO)", changed, touched_list);
 done:
+    for (int t = 0; t < tally.used; t++) Py_DECREF(tally.kind[t]);
     Py_XDECREF(touched_list);
     PyMem_Free(touched);
     Py_DECREF(fields);
@@ -822,8 +858,7 @@ static struct PyModuleDef counting_module = {
 PyMODINIT_FUNC PyInit__counting(void) {
     if (!(key_original = PyUnicode_InternFromString("original")) ||
         !(key_replacement = PyUnicode_InternFromString("replacement")) ||
-        !(key_kind = PyUnicode_InternFromString("kind")) || !(key_field = PyUnicode_InternFromString("field")) ||
-        !(one = PyLong_FromLong(1))) {
+        !(key_kind = PyUnicode_InternFromString("kind")) || !(key_field = PyUnicode_InternFromString("field"))) {
         return NULL;
     }
     if (PyType_Ready(&ReferenceType) < 0) return NULL;

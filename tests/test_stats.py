@@ -476,6 +476,23 @@ def test_compiled_edit_spans_name_what_is_wrong() -> None:
 
 
 @_compiled
+def test_compiled_edit_spans_count_many_kinds_and_equal_kind_strings() -> None:
+    """A row's kinds are tallied per kind object in a few slots, the rest go straight to the dict: twelve kinds, each
+    as several equal but distinct str objects, still count as the Python version counts them."""
+    from collections import Counter
+
+    from noisecraft._counting import edit_spans
+
+    log = [{"original": "a", "replacement": "b", "field": "question", "kind": "".join(["k", str(i % 12)])}
+           for i in range(100)]
+    assert len({id(edit["kind"]) for edit in log}) == 100
+    compiled, python = Counter(), Counter()
+    assert edit_spans(log, ("question",), compiled) == stats._python_edit_spans(log, ("question",), python) == \
+        (100, [100])
+    assert compiled == python and len(compiled) == 12
+
+
+@_compiled
 def test_compiled_counts_without_the_fast_13a_rules(monkeypatch: pytest.MonkeyPatch) -> None:
     """With a sacrebleu whose 13a rules this module does not know, lines are tokenized by sacrebleu and the C
     counting gets them tokenized."""
