@@ -20,6 +20,11 @@
  * tokenized by tokenize_chunk(chunk). With acted None, line is already tokenized.
  * tests/test_stats.py checks this path against the pure-Python one and against jiwer and sacrebleu.
  *
+ * tokenize_13a(line, acted, memo, tokenize_chunk) cuts a new reference's 13a tokens the same way (a new question was
+ * a third of its cost tokenized in Python). edit_spans(log, fields, kinds) sums a row's edit log in one pass (changed
+ * edits and their kinds, each field's spans: the bound of its character distance), and bounded_distance(a, b, bound)
+ * finds that distance under the bound by a diagonal search; stats.py has the Python versions (and rapidfuzz).
+ *
  * count_runs(text, flags) counts a text's words as the per-word noise models see them (runs of word characters and
  * marks) from a table of the Basic Multilingual Plane made from their regular expression: findall built a string
  * per word and tested each character against a class of hundreds of ranges (~0.2 ms a paragraph).

@@ -11,7 +11,9 @@ worker processes and merged; its figures are identical to ``jiwer.cer``/``jiwer.
 
 A row's word distance and BLEU n-gram matches are counted by the optional C extension ``noisecraft._counting``
 (builders/_counting.c) where pip built it, against a memoised reference; without it, by :func:`_python_counts`,
-the reference implementation, to the same integers (tests/test_stats.py runs both).
+the reference implementation, to the same integers (tests/test_stats.py runs both). The extension also tokenizes a
+new reference, sums a row's edit log (:func:`_python_edit_spans` in Python) and searches the character distance
+under the edit log's bound (rapidfuzz in Python), with the same results.
 """
 
 from __future__ import annotations
