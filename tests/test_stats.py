@@ -559,6 +559,18 @@ def test_the_fallbacks_are_used_when_the_extensions_cannot_be_imported() -> None
     assert runs["blocked"] == runs["built"]
 
 
+def test_a_built_extension_is_the_one_in_use() -> None:
+    """stats.py imports all its C functions at once: a stale build of noisecraft._counting (older than stats.py) that
+    lacks one turns the whole compiled path off, the figures the same but several times slower. Fail loudly there."""
+    import importlib
+
+    try:
+        importlib.import_module("noisecraft._counting")
+    except ImportError:
+        pytest.skip("noisecraft._counting is not built (no C compiler when the package was installed)")
+    assert stats._CompiledReference is not None, "noisecraft._counting is stale: rebuild it (pip install -e .)"
+
+
 def test_the_word_flags_table_is_the_word_pattern_on_every_code_point_of_the_basic_plane():
     from noisecraft.text_units import word_pattern
 
