@@ -20,6 +20,11 @@
  * tokenized by tokenize_chunk(chunk). With acted None, line is already tokenized.
  * tests/test_stats.py checks this path against the pure-Python one and against jiwer and sacrebleu.
  *
+ * tokenize_13a(line, acted, memo, tokenize_chunk) cuts a new reference's 13a tokens the same way (a new question was
+ * a third of its cost tokenized in Python). edit_spans(log, fields, kinds) sums a row's edit log in one pass (changed
+ * edits and their kinds, each field's spans: the bound of its character distance), and bounded_distance(a, b, bound)
+ * finds that distance under the bound by a diagonal search; stats.py has the Python versions (and rapidfuzz).
+ *
  * count_runs(text, flags) counts a text's words as the per-word noise models see them (runs of word characters and
  * marks) from a table of the Basic Multilingual Plane made from their regular expression: findall built a string
  * per word and tested each character against a class of hundreds of ranges (~0.2 ms a paragraph).
@@ -381,23 +386,25 @@ static Py_ssize_t word_distance(const uint32_t *a, Py_ssize_t m, const uint32_t 
     return distance;
 }
 
-/* 13a chunks of a hypothesis line: a chunk without a character some rule acts on is a token, a simple one is cut
- * here (look_up_simple_chunk), others are tokenized through the memo (or tokenize_chunk) and their tokens looked up,
- * at once (tokenize_chunk may clear the memo). */
+/* 13a chunks of a line: a chunk without a character some rule acts on is a token, a simple one is cut here
+ * (emit_simple_chunk), others are tokenized through the memo (or tokenize_chunk) and their tokens emitted at once
+ * (tokenize_chunk may clear the memo, and the memo's str may die with it). Each token goes to emit(emit_state, ...):
+ * looked up in a reference's tables (a hypothesis) or copied out (tokenize_13a). */
 typedef struct {
-    Numbering numbering;
+    Found emit;
+    void *emit_state;
     PyObject *line, *memo, *tokenize_chunk;
     const char *acted; /* one per ASCII character: 0, or PADDED (13a's first rule), or another rule acts on it */
 } Chunking;
 
 #define PADDED 1
 
-/* The tokens of a chunk that only 13a's first rule and a final '.' or ',' act on, looked up: 1 when it is one, 0 when
+/* The tokens of a chunk that only 13a's first rule and a final '.' or ',' act on, emitted: 1 when it is one, 0 when
  * it is not (then it goes to the memo), -1 on an error. Such a chunk holds no entity ('&'), no "<skipped>" ('<'),
  * no '.' or ',' but one at its end, no '-' after an ASCII digit. The first rule puts spaces around each character of
  * its class (PADDED in acted), so each is a token and cuts the rest; a final '.' or ',' is cut off by the second
  * rule (after a non-digit) or the third (before the line's closing space); the fourth needs a digit before '-'. */
-static int look_up_simple_chunk(Chunking *c, int kind, const void *data, Py_ssize_t start, Py_ssize_t len) {
+static int emit_simple_chunk(Chunking *c, int kind, const void *data, Py_ssize_t start, Py_ssize_t len) {
     Py_UCS4 last = PyUnicode_READ(kind, data, start + len - 1);
     Py_ssize_t end = len - (last == '.' || last == ',');
     for (Py_ssize_t i = 0; i < end; i++) {
@@ -412,25 +419,25 @@ static int look_up_simple_chunk(Chunking *c, int kind, const void *data, Py_ssiz
     for (Py_ssize_t i = 0; i < end; i++) {
         Py_UCS4 ch = PyUnicode_READ(kind, data, start + i);
         if (ch < 128 && c->acted[ch] == PADDED) {
-            if (i > token && look_up_run(&c->numbering, kind, data, start + token, i - token) < 0) return -1;
-            if (look_up_run(&c->numbering, kind, data, start + i, 1) < 0) return -1;
+            if (i > token && c->emit(c->emit_state, kind, data, start + token, i - token) < 0) return -1;
+            if (c->emit(c->emit_state, kind, data, start + i, 1) < 0) return -1;
             token = i + 1;
         }
     }
-    if (end > token && look_up_run(&c->numbering, kind, data, start + token, end - token) < 0) return -1;
-    if (end < len && look_up_run(&c->numbering, kind, data, start + end, 1) < 0) return -1;
+    if (end > token && c->emit(c->emit_state, kind, data, start + token, end - token) < 0) return -1;
+    if (end < len && c->emit(c->emit_state, kind, data, start + end, 1) < 0) return -1;
     return 1;
 }
 
-static int look_up_chunk(void *state, int kind, const void *data, Py_ssize_t start, Py_ssize_t len) {
+static int emit_chunk(void *state, int kind, const void *data, Py_ssize_t start, Py_ssize_t len) {
     Chunking *c = state;
     Py_ssize_t i = 0;
     for (; i < len; i++) {
         Py_UCS4 ch = PyUnicode_READ(kind, data, start + i);
         if (ch < 128 && c->acted[ch]) break;
     }
-    if (i == len) return look_up_run(&c->numbering, kind, data, start, len);
-    int simple = look_up_simple_chunk(c, kind, data, start, len);
+    if (i == len) return c->emit(c->emit_state, kind, data, start, len);
+    int simple = emit_simple_chunk(c, kind, data, start, len);
     if (simple) return simple < 0 ? -1 : 0;
     PyObject *chunk = PyUnicode_Substring(c->line, start, start + len);
     if (!chunk) return -1;
@@ -447,7 +454,7 @@ static int look_up_chunk(void *state, int kind, const void *data, Py_ssize_t sta
         PyErr_Format(PyExc_TypeError, "tokenize_chunk returned %.100s, not str", Py_TYPE(tokenized)->tp_name);
     } else {
         result = split_whitespace(PyUnicode_KIND(tokenized), PyUnicode_DATA(tokenized), PyUnicode_GET_LENGTH(tokenized),
-                                  look_up_run, &c->numbering);
+                                  c->emit, c->emit_state);
     }
     Py_DECREF(tokenized);
     return result;
@@ -481,8 +488,9 @@ static PyObject *Reference_counts(ReferenceObject *self, PyObject *const *args, 
         Numbering token_lookup = {&self->tokens, &tokens};
         if (split_whitespace(line_kind, line_data, line_length, look_up_run, &token_lookup) < 0) goto done;
     } else {
-        Chunking chunking = {{&self->tokens, &tokens}, line, memo, tokenize_chunk, PyBytes_AS_STRING(acted)};
-        if (split_whitespace(line_kind, line_data, line_length, look_up_chunk, &chunking) < 0) goto done;
+        Numbering token_lookup = {&self->tokens, &tokens};
+        Chunking chunking = {look_up_run, &token_lookup, line, memo, tokenize_chunk, PyBytes_AS_STRING(acted)};
+        if (split_whitespace(line_kind, line_data, line_length, emit_chunk, &chunking) < 0) goto done;
     }
     Py_ssize_t distance = word_distance(self->word_ids.ids, self->word_ids.len, words.ids, words.len, self->words.count);
     if (distance == -2) {
@@ -548,6 +556,263 @@ static PyTypeObject ReferenceType = {
     .tp_new = Reference_new,
 };
 
+/* ---- 13a tokenization of a whole line ---- */
+
+/* A growing line of code points: the tokens emitted, one space between two. */
+typedef struct {
+    Py_UCS4 *chars;
+    Py_ssize_t len, capacity;
+} Joined;
+
+static int join_token(void *state, int kind, const void *data, Py_ssize_t start, Py_ssize_t len) {
+    Joined *j = state;
+    if (len > PY_SSIZE_T_MAX / 4 - 1 - j->len) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    Py_ssize_t need = j->len + 1 + len;
+    if (need > j->capacity) {
+        Py_ssize_t capacity = j->capacity ? j->capacity : 256;
+        while (capacity < need) capacity = capacity > PY_SSIZE_T_MAX / 8 ? need : 2 * capacity;
+        Py_UCS4 *chars = PyMem_Realloc(j->chars, (size_t)capacity * sizeof(Py_UCS4));
+        if (!chars) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        j->chars = chars;
+        j->capacity = capacity;
+    }
+    if (j->len) j->chars[j->len++] = ' ';
+    for (Py_ssize_t i = 0; i < len; i++) j->chars[j->len++] = PyUnicode_READ(kind, data, start + i);
+    return 0;
+}
+
+/* tokenize_13a(line, acted, memo, tokenize_chunk): the 13a tokens of a line holding no newline, joined by one space,
+ * cut chunk by chunk as Reference.counts cuts a hypothesis: what stats.py's Python tokenizer returns for it. */
+static PyObject *tokenize_13a(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 4 || !PyUnicode_Check(args[0]) || !PyBytes_Check(args[1]) || PyBytes_GET_SIZE(args[1]) != 128 ||
+        !PyDict_Check(args[2]) || !PyCallable_Check(args[3])) {
+        PyErr_SetString(PyExc_TypeError, "tokenize_13a(line: str, acted: 128 bytes, memo: dict, tokenize_chunk: callable)");
+        return NULL;
+    }
+    PyObject *line = args[0];
+    Joined joined = {NULL, 0, 0};
+    Chunking chunking = {join_token, &joined, line, args[2], args[3], PyBytes_AS_STRING(args[1])};
+    PyObject *result = NULL;
+    if (split_whitespace(PyUnicode_KIND(line), PyUnicode_DATA(line), PyUnicode_GET_LENGTH(line), emit_chunk,
+                         &chunking) == 0) {
+        result = joined.len ? PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, joined.chars, joined.len)
+                            : PyUnicode_New(0, 0);
+    }
+    PyMem_Free(joined.chars);
+    return result;
+}
+
+/* ---- character distance under a bound ---- */
+
+/* Past the first i code points, how many more of a (from i) and b (from i + k) agree, up to end. */
+static Py_ssize_t slide(int ka, const void *a, int kb, const void *b, Py_ssize_t i, Py_ssize_t k, Py_ssize_t end) {
+    if (ka == kb && ka == PyUnicode_1BYTE_KIND) {
+        const Py_UCS1 *x = a, *y = (const Py_UCS1 *)b + k;
+        while (i < end && x[i] == y[i]) i++;
+    } else if (ka == kb && ka == PyUnicode_2BYTE_KIND) {
+        const Py_UCS2 *x = a, *y = (const Py_UCS2 *)b + k;
+        while (i < end && x[i] == y[i]) i++;
+    } else {
+        while (i < end && PyUnicode_READ(ka, a, i) == PyUnicode_READ(kb, b, i + k)) i++;
+    }
+    return i;
+}
+
+/* bounded_distance(a, b, bound): the Levenshtein distance between two strs if it is at most bound, else -1; -2 when
+ * the bound is too large for this search to pay (past 64, and bound^2 past 4 times the texts' lengths): the
+ * caller then asks rapidfuzz under the same bound. Ukkonen's and Landau-Vishkin's diagonal search: per distance d =
+ * 0, 1, ..., on each diagonal k = j - i within d of the main one, the furthest row i that d edits reach (a
+ * substitution along k, a deletion from k + 1, an insertion from k - 1, clipped to the texts, then extended along
+ * k while the texts agree), until the last diagonal reaches the end of a. Near-equal texts (a few typos in a
+ * paragraph) cost about their length plus bound^2 steps, without rapidfuzz's tables; the result is exact either way. */
+static PyObject *bounded_distance(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 3 || !PyUnicode_Check(args[0]) || !PyUnicode_Check(args[1]) || !PyLong_Check(args[2])) {
+        PyErr_SetString(PyExc_TypeError, "bounded_distance(a: str, b: str, bound: int)");
+        return NULL;
+    }
+    Py_ssize_t bound = PyLong_AsSsize_t(args[2]);
+    if (bound == -1 && PyErr_Occurred()) return NULL;
+    if (bound < 0) {
+        PyErr_SetString(PyExc_ValueError, "bounded_distance: bound must be >= 0");
+        return NULL;
+    }
+    int ka = PyUnicode_KIND(args[0]), kb = PyUnicode_KIND(args[1]);
+    const char *a = PyUnicode_DATA(args[0]), *b = PyUnicode_DATA(args[1]);
+    Py_ssize_t m = PyUnicode_GET_LENGTH(args[0]), n = PyUnicode_GET_LENGTH(args[1]);
+    Py_ssize_t prefix = slide(ka, a, kb, b, 0, 0, m < n ? m : n);
+    a += prefix * ka, b += prefix * kb, m -= prefix, n -= prefix;
+    while (m && n && PyUnicode_READ(ka, a, m - 1) == PyUnicode_READ(kb, b, n - 1)) m--, n--;
+    Py_ssize_t target = n - m; /* the diagonal of the last cell */
+    if (target > bound || -target > bound) return PyLong_FromLong(-1);
+    if (!m || !n) return PyLong_FromSsize_t(m + n);
+    if (bound > (m > n ? m : n)) bound = m > n ? m : n; /* no distance is larger */
+    if (bound > 64 && (double)bound * (double)bound > 4.0 * (double)(m + n)) return PyLong_FromLong(-2);
+    /* furthest rows of distance d - 1 (previous) and d (current), diagonal k at index k + bound + 1; unreached: -m - n - 2
+     * (plus one stays below every row) */
+    Py_ssize_t width = 2 * bound + 3, unreached = -m - n - 2, distance = -1;
+    Py_ssize_t *previous = PyMem_Malloc(2 * (size_t)width * sizeof(Py_ssize_t));
+    if (!previous) return PyErr_NoMemory();
+    Py_ssize_t *current = previous + width;
+    for (Py_ssize_t x = 0; x < 2 * width; x++) previous[x] = unreached;
+    previous += bound + 1, current += bound + 1; /* index by diagonal */
+    previous[0] = slide(ka, a, kb, b, 0, 0, m < n ? m : n);
+    for (Py_ssize_t d = 1; d <= bound && distance < 0; d++) {
+        Py_ssize_t low = d < m ? -d : -m, high = d < n ? d : n;
+        for (Py_ssize_t k = low; k <= high; k++) {
+            Py_ssize_t i = previous[k] + 1, from_left = previous[k - 1], from_above = previous[k + 1] + 1;
+            if (from_left > i) i = from_left;
+            if (from_above > i) i = from_above;
+            Py_ssize_t end = m < n - k ? m : n - k;
+            if (i > end) i = end;
+            current[k] = slide(ka, a, kb, b, i, k, end);
+        }
+        if (current[target] >= m) distance = d;
+        Py_ssize_t *swap = previous;
+        previous = current, current = swap;
+    }
+    PyMem_Free((previous < current ? previous : current) - (bound + 1));
+    return PyLong_FromSsize_t(distance);
+}
+
+/* ---- a row's edit log ---- */
+
+static PyObject *key_original, *key_replacement, *key_kind, *key_field; /* interned at import */
+
+/* entry[key], a borrowed reference; NULL with KeyError or TypeError set. */
+static PyObject *edit_item(PyObject *entry, PyObject *key) {
+    if (!PyDict_Check(entry)) {
+        PyErr_Format(PyExc_TypeError, "edit_spans: an edit must be a dict, not %.100s", Py_TYPE(entry)->tp_name);
+        return NULL;
+    }
+    PyObject *value = PyDict_GetItemWithError(entry, key);
+    if (!value && !PyErr_Occurred()) PyErr_SetObject(PyExc_KeyError, key);
+    return value;
+}
+
+/* kinds[kind] += times (from 0 where absent). */
+static int count_into(PyObject *kinds, PyObject *kind, Py_ssize_t times) {
+    PyObject *add = PyLong_FromSsize_t(times), *seen, *total;
+    if (!add) return -1;
+    if ((seen = PyDict_GetItemWithError(kinds, kind))) {
+        Py_INCREF(seen);
+        total = PyNumber_Add(seen, add);
+        Py_DECREF(seen);
+        Py_DECREF(add);
+    } else {
+        total = PyErr_Occurred() ? NULL : add;
+        if (!total) Py_DECREF(add);
+    }
+    if (!total) return -1;
+    int stored = PyDict_SetItem(kinds, kind, total);
+    Py_DECREF(total);
+    return stored;
+}
+
+/* A row's changing edits per kind object (one object per noise step, mostly), held and counted here and added to the
+ * caller's dict once a row: a dict update per edit was a third of edit_spans. Kinds past the slots go straight in. */
+#define KIND_SLOTS 8
+typedef struct {
+    PyObject *kind[KIND_SLOTS];
+    Py_ssize_t times[KIND_SLOTS];
+    int used;
+} KindTally;
+
+static int tally_kind(KindTally *t, PyObject *kinds, PyObject *kind) {
+    for (int s = 0; s < t->used; s++) {
+        if (t->kind[s] == kind) {
+            t->times[s]++;
+            return 0;
+        }
+    }
+    if (t->used == KIND_SLOTS) return count_into(kinds, kind, 1);
+    if (PyObject_Hash(kind) == -1) return -1; /* unhashable: fail now, as the dict would */
+    Py_INCREF(kind);
+    t->kind[t->used] = kind;
+    t->times[t->used++] = 1;
+    return 0;
+}
+
+/* One edit of edit_spans: its span added to its field's, and when it changes text, tallied with its kind. */
+static int edit_counted(PyObject *original, PyObject *replacement, PyObject *kind, PyObject *field, PyObject *fields,
+                        KindTally *tally, PyObject *kinds, Py_ssize_t *touched, Py_ssize_t *changed) {
+    Py_ssize_t original_len = PyObject_Size(original), replacement_len = PyObject_Size(replacement);
+    if (original_len < 0 || replacement_len < 0) return -1;
+    Py_ssize_t span = original_len > replacement_len ? original_len : replacement_len;
+    for (Py_ssize_t f = 0; f < PySequence_Fast_GET_SIZE(fields); f++) {
+        int same = PyObject_RichCompareBool(field, PySequence_Fast_GET_ITEM(fields, f), Py_EQ);
+        if (same < 0) return -1;
+        if (same) touched[f] += span;
+    }
+    int differs = PyObject_RichCompareBool(original, replacement, Py_NE);
+    if (differs <= 0) return differs;
+    ++*changed;
+    return tally_kind(tally, kinds, kind);
+}
+
+/* edit_spans(log, fields, kinds): for one row's edit log (a list of dicts with "original", "replacement", "kind" and
+ * "field"), the number of edits that change text, with each one's kind counted into the dict kinds, and per name of
+ * the tuple fields the summed spans (max(len(original), len(replacement))) of the edits of that field. */
+static PyObject *edit_spans(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 3 || !PyDict_Check(args[2])) {
+        PyErr_SetString(PyExc_TypeError, "edit_spans(log: list, fields: tuple, kinds: dict)");
+        return NULL;
+    }
+    PyObject *kinds = args[2], *result = NULL, *touched_list = NULL;
+    PyObject *log = PySequence_Fast(args[0], "edit_spans: the edit log must be a sequence");
+    if (!log) return NULL;
+    PyObject *fields = PySequence_Fast(args[1], "edit_spans: fields must be a sequence");
+    if (!fields) {
+        Py_DECREF(log);
+        return NULL;
+    }
+    Py_ssize_t field_count = PySequence_Fast_GET_SIZE(fields), changed = 0;
+    KindTally tally = {.used = 0};
+    Py_ssize_t *touched = PyMem_Calloc((size_t)(field_count ? field_count : 1), sizeof(Py_ssize_t));
+    if (!touched) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t e = 0; e < PySequence_Fast_GET_SIZE(log); e++) {
+        /* the edit's values, held: comparing or hashing them may run code that changes the entry or the log */
+        PyObject *entry = PySequence_Fast_GET_ITEM(log, e), *item[4] = {NULL, NULL, NULL, NULL};
+        PyObject *keys[4] = {key_original, key_replacement, key_kind, key_field};
+        int ok = 1;
+        Py_INCREF(entry);
+        for (int k = 0; k < 4 && ok; k++) {
+            ok = (item[k] = edit_item(entry, keys[k])) != NULL;
+            Py_XINCREF(item[k]);
+        }
+        Py_DECREF(entry);
+        ok = ok && edit_counted(item[0], item[1], item[2], item[3], fields, &tally, kinds, touched, &changed) == 0;
+        for (int k = 0; k < 4; k++) Py_XDECREF(item[k]);
+        if (!ok) goto done;
+    }
+    for (int t = 0; t < tally.used; t++) {
+        if (count_into(kinds, tally.kind[t], tally.times[t]) < 0) goto done;
+    }
+    touched_list = PyList_New(field_count);
+    if (!touched_list) goto done;
+    for (Py_ssize_t f = 0; f < field_count; f++) {
+        PyObject *sum = PyLong_FromSsize_t(touched[f]);
+        if (!sum) goto done;
+        PyList_SET_ITEM(touched_list, f, sum);
+    }
+    result = Py_BuildValue("(nO)", changed, touched_list);
+done:
+    for (int t = 0; t < tally.used; t++) Py_DECREF(tally.kind[t]);
+    Py_XDECREF(touched_list);
+    PyMem_Free(touched);
+    Py_DECREF(fields);
+    Py_DECREF(log);
+    return result;
+}
+
 /* count_runs(text, flags): the maximal runs of characters flagged in flags (one byte per code point of the Basic
  * Multilingual Plane), as len(pattern.findall(text)) counts them for a one-character-class pattern `[...]+` whose
  * class the flags were made from; -1 if text has a character past U+FFFF (the caller uses the pattern). */
@@ -573,6 +838,15 @@ static PyObject *count_runs(PyObject *Py_UNUSED(module), PyObject *const *args, 
 }
 
 static PyMethodDef module_methods[] = {
+    {"bounded_distance", (PyCFunction)(void (*)(void))bounded_distance, METH_FASTCALL,
+     "bounded_distance(a, b, bound) -> the Levenshtein distance of two strs if at most bound, else -1; -2 when the "
+     "bound is too large for the diagonal search to pay (ask rapidfuzz)."},
+    {"tokenize_13a", (PyCFunction)(void (*)(void))tokenize_13a, METH_FASTCALL,
+     "tokenize_13a(line, acted, memo, tokenize_chunk) -> sacrebleu's 13a tokens of a line holding no newline, joined "
+     "by one space, cut chunk by chunk with the arguments of Reference.counts."},
+    {"edit_spans", (PyCFunction)(void (*)(void))edit_spans, METH_FASTCALL,
+     "edit_spans(log, fields, kinds) -> (edits that change text, [summed spans of each field's edits]); the changing "
+     "edits' kinds are counted into the dict kinds."},
     {"count_runs", (PyCFunction)(void (*)(void))count_runs, METH_FASTCALL,
      "count_runs(text, flags) -> the runs of characters flagged in flags (65536 bytes, one per BMP code point), or "
      "-1 when text has a character past U+FFFF."},
@@ -587,6 +861,11 @@ static struct PyModuleDef counting_module = {
 };
 
 PyMODINIT_FUNC PyInit__counting(void) {
+    if (!(key_original = PyUnicode_InternFromString("original")) ||
+        !(key_replacement = PyUnicode_InternFromString("replacement")) ||
+        !(key_kind = PyUnicode_InternFromString("kind")) || !(key_field = PyUnicode_InternFromString("field"))) {
+        return NULL;
+    }
     if (PyType_Ready(&ReferenceType) < 0) return NULL;
     PyObject *module = PyModule_Create(&counting_module);
     if (!module) return NULL;

@@ -11,7 +11,9 @@ worker processes and merged; its figures are identical to ``jiwer.cer``/``jiwer.
 
 A row's word distance and BLEU n-gram matches are counted by the optional C extension ``noisecraft._counting``
 (builders/_counting.c) where pip built it, against a memoised reference; without it, by :func:`_python_counts`,
-the reference implementation, to the same integers (tests/test_stats.py runs both).
+the reference implementation, to the same integers (tests/test_stats.py runs both). The extension also tokenizes a
+new reference, sums a row's edit log (:func:`_python_edit_spans` in Python) and searches the character distance
+under the edit log's bound (rapidfuzz in Python), with the same results.
 """
 
 from __future__ import annotations
@@ -30,9 +32,12 @@ from rapidfuzz.distance import Levenshtein
 
 try:
     from noisecraft._counting import Reference as _CompiledReference
+    from noisecraft._counting import bounded_distance as _bounded_distance
     from noisecraft._counting import count_runs as _count_runs
+    from noisecraft._counting import edit_spans as _edit_spans
+    from noisecraft._counting import tokenize_13a as _tokenize_13a
 except ImportError:  # built only where pip found a C compiler: the same figures, counted in Python (slower)
-    _CompiledReference = _count_runs = None
+    _CompiledReference = _bounded_distance = _count_runs = _edit_spans = _tokenize_13a = None
 
 # sacrebleu's defaults for corpus_bleu: n-grams up to order 4, "exp" smoothing, no effective order.
 BLEU_MAX_ORDER = 4
@@ -60,13 +65,14 @@ def _jiwer_words(text: str) -> list[str]:
 def _word_count(text: str) -> int:
     """Words of ``text`` as the per-word noise models count them (runs of word characters and marks): by
     ``noisecraft._counting.count_runs`` over :func:`_word_flags` where built and the text stays in the Basic
-    Multilingual Plane, else by the pattern."""
-    from noisecraft.text_units import word_pattern
-
+    Multilingual Plane, else by the pattern (imported only then: an import statement costs a few microseconds a
+    question)."""
     if _count_runs is not None:
         runs = _count_runs(text, _word_flags())
         if runs >= 0:
             return runs
+    from noisecraft.text_units import word_pattern
+
     return len(word_pattern().findall(text))
 
 
@@ -389,8 +395,14 @@ def _python_counts(ref: str, hyp: str) -> RowCounts:
 @lru_cache(maxsize=256)  # rows of a paragraph come together; ~20 KB a paragraph
 def _compiled_reference(ref: str) -> Any:
     """``noisecraft._counting.Reference`` of a reference: its words, 13a tokens and n-gram counts, memoised (every
-    question row of a SQuAD paragraph carries the same original context)."""
-    return _CompiledReference(ref, _bleu_tokenizer()(ref.rstrip()))
+    question row of a SQuAD paragraph carries the same original context). The 13a tokens are cut in C as a
+    hypothesis's are (``tokenize_13a``, the same string as :func:`_bleu_tokenizer`'s), except in lines holding a
+    newline: every new question is a new reference, and tokenizing it in Python was a third of its cost."""
+    line = ref.rstrip()
+    fast = _fast_13a()
+    if fast is None or "\n" in line:
+        return _CompiledReference(ref, _bleu_tokenizer()(line))
+    return _CompiledReference(ref, _tokenize_13a(line, _13A_ACTED_FLAGS, fast.memo, fast.chunk))
 
 
 def _compiled_counts(ref: str, hyp: str) -> RowCounts:
@@ -413,10 +425,14 @@ def _compiled_counts(ref: str, hyp: str) -> RowCounts:
 
 
 def _char_distance(a: str, b: str, likely: int | None) -> int:
-    """Levenshtein distance; with a likely upper bound, first the banded search under that bound."""
+    """Levenshtein distance; with a likely upper bound, first a search under that bound: ``noisecraft._counting``'s
+    diagonal search where built (twice as fast as rapidfuzz's banded one on a paragraph with a few dozen typos) and
+    the bound is small enough for it to pay (-2 otherwise), else rapidfuzz's. Past the bound, the full distance."""
     if likely is not None:
-        found = Levenshtein.distance(a, b, score_cutoff=likely)
-        if found <= likely:
+        found = -2 if _bounded_distance is None else _bounded_distance(a, b, likely)
+        if found == -2:
+            found = Levenshtein.distance(a, b, score_cutoff=likely)  # likely + 1 past the bound
+        if 0 <= found <= likely:
             return found
     return Levenshtein.distance(a, b)
 
@@ -427,6 +443,19 @@ def field_scores(originals: Sequence[Any], noisy: Sequence[Any]) -> dict[str, fl
     for original, noised in zip(originals, noisy, strict=True):
         scores.add(original, noised)
     return scores.scores()
+
+
+def _python_edit_spans(log: Sequence[dict[str, Any]], fields: Sequence[str], kinds: Counter[str]) -> tuple[int, list[int]]:
+    """For one row's edit log: the edits that change text (their kinds counted into ``kinds``), and per field the
+    summed spans (``max(len(original), len(replacement))``) of its edits, a likely bound on its character distance.
+    The reference implementation of ``noisecraft._counting.edit_spans`` (tests/test_stats.py compares them); per edit,
+    C iterators (map, compress) rather than Python steps: contexts carry dozens."""
+    originals, replacements = list(map(_ORIGINAL, log)), list(map(_REPLACEMENT, log))
+    changed = list(map(ne, originals, replacements))  # only edits that change text count
+    kinds.update(compress(map(_KIND, log), changed))
+    spans = list(map(max, map(len, originals), map(len, replacements)))
+    edited_fields = list(map(_FIELD, log))
+    return sum(changed), [sum(compress(spans, map(name.__eq__, edited_fields))) for name in fields]
 
 
 @dataclass
@@ -467,18 +496,12 @@ class ConfigStats:
         kinds: Counter[str] = Counter()  # the batch's changed edits by kind ("a+b" for a chained edit), split at the end
         per_field = [(name, f"original_{name}", self.scores[name].add,
                       self.normalised[name].add if name in self.normalised else None) for name in self.fields]
-        for row in kept:  # per edit, C iterators (map, compress) rather than Python steps: contexts carry dozens
-            log = row["noise_edits"]
-            originals, replacements = list(map(_ORIGINAL, log)), list(map(_REPLACEMENT, log))
-            changed = list(map(ne, originals, replacements))  # only edits that change text count
-            edits = sum(changed)
+        spans_of = _python_edit_spans if _edit_spans is None else _edit_spans
+        for row in kept:
+            edits, spans = spans_of(row["noise_edits"], self.fields, kinds)
             self.rows_changed += edits > 0
             self.edits += edits
-            kinds.update(compress(map(_KIND, log), changed))
-            spans = list(map(max, map(len, originals), map(len, replacements)))
-            edited_fields = list(map(_FIELD, log))
-            for name, original_key, score, normalised in per_field:
-                touched = sum(compress(spans, map(name.__eq__, edited_fields)))
+            for (name, original_key, score, normalised), touched in zip(per_field, spans):
                 original = row[original_key]
                 score(original, row[name], touched + 2)  # +2: stripping may add a little
                 if normalised is not None:

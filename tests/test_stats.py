@@ -21,8 +21,8 @@ def counting(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) ->
     """Run a test through both ways of counting a row: ``noisecraft._counting`` (C) and the pure-Python fallback
     that a machine without a C compiler at install time uses."""
     if request.param == "python":
-        monkeypatch.setattr(stats, "_CompiledReference", None)
-        monkeypatch.setattr(stats, "_count_runs", None)
+        for name in ("_CompiledReference", "_bounded_distance", "_count_runs", "_edit_spans", "_tokenize_13a"):
+            monkeypatch.setattr(stats, name, None)
     elif stats._CompiledReference is None:
         pytest.skip("noisecraft._counting is not built (no C compiler when the package was installed)")
     return request.param
@@ -354,6 +354,145 @@ def test_the_chunk_memo_may_be_cleared_while_a_row_is_counted() -> None:
 
 
 @_compiled
+@settings(max_examples=1500, deadline=None)
+@given(st.text(alphabet=st.sampled_from(_13A_ALPHABET) | st.characters(), max_size=40))
+def test_the_compiled_13a_tokenizer_is_the_python_one(line):
+    """A reference's 13a tokens are cut in C, chunk by chunk: the same string as the Python tokenizer's (and so as
+    sacrebleu's, test_the_fast_13a_tokenizer_is_sacrebleus), for lines without a newline."""
+    from noisecraft._counting import tokenize_13a
+
+    fast = stats._fast_13a()
+    for text in (line, f"{line} &quot;<skipped>{line}\t&amp;&lt; {line}&gt;", f"{line}. {line}, ({line}) {line}-{line}"):
+        text = text.replace("\n", " ").rstrip()
+        assert tokenize_13a(text, stats._13A_ACTED_FLAGS, fast.memo, fast.chunk) == stats._bleu_tokenizer()(text)
+
+
+@_compiled
+def test_the_compiled_13a_tokenizer_checks_its_arguments() -> None:
+    from noisecraft._counting import tokenize_13a
+
+    fast = stats._fast_13a()
+    assert tokenize_13a("", stats._13A_ACTED_FLAGS, {}, fast.chunk) == ""
+    assert tokenize_13a("<skipped> &amp;", stats._13A_ACTED_FLAGS, {}, fast.chunk) == "&"
+    with pytest.raises(TypeError, match="tokenize_chunk returned int"):
+        tokenize_13a("U.S.", stats._13A_ACTED_FLAGS, {}, len)
+    with pytest.raises(TypeError, match="128 bytes"):
+        tokenize_13a("a", b"", {}, fast.chunk)
+    with pytest.raises(TypeError, match="line: str"):
+        tokenize_13a(b"a", stats._13A_ACTED_FLAGS, {}, fast.chunk)
+    with pytest.raises(ZeroDivisionError):  # the chunk tokenizer's own error comes through
+        tokenize_13a("a (b) U.S.", stats._13A_ACTED_FLAGS, {}, lambda chunk: 1 / 0)
+
+
+@_compiled
+@settings(max_examples=3000, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("ab é\u0301中🙂")) | st.characters(), max_size=30),
+       st.lists(st.tuples(st.integers(0, 30), st.integers(0, 3), st.text(alphabet="ab é中🙂", max_size=3)), max_size=8),
+       st.integers(0, 70))
+def test_the_bounded_distance_is_rapidfuzzs(text, edits, bound) -> None:
+    """The C diagonal search: rapidfuzz's distance where it is at most the bound, -1 past it (-2 only where the
+    bound is too large for it to pay); texts made of a random text and typos in it, of mixed widths (Latin-1, BMP,
+    astral) on the two sides."""
+    from rapidfuzz.distance import Levenshtein
+
+    from noisecraft._counting import bounded_distance
+
+    noisy = text
+    for start, length, replacement in edits:  # substitutions, insertions and deletions of up to 3 characters
+        start %= len(noisy) + 1
+        noisy = noisy[:start] + replacement + noisy[start + length:]
+    for a, b in ((text, noisy), (noisy, text), (text, text + text[::-1])):
+        distance = Levenshtein.distance(a, b)
+        found = bounded_distance(a, b, bound)
+        assert found == (distance if distance <= bound else -1) or (found == -2 and bound > 64)
+
+
+@_compiled
+def test_the_bounded_distance_on_long_texts_and_bad_arguments() -> None:
+    from rapidfuzz.distance import Levenshtein
+
+    from noisecraft._counting import bounded_distance
+
+    context = " ".join(_xquad_contexts()[:4])  # 2,186 characters, Latin-1 on one side and not the other
+    noisy = context.replace("the", "teh").replace("ing", "ïng").replace("Super", "\u20acuper")
+    distance = Levenshtein.distance(context, noisy)
+    assert 64 < distance < 100  # a bound past one machine word of rapidfuzz's band, still cheap to search
+    assert bounded_distance(context, noisy, distance) == distance
+    assert bounded_distance(noisy, context, distance + 20) == distance
+    assert bounded_distance(context, noisy, distance - 1) == -1
+    assert bounded_distance(context, noisy, 10 * len(context)) == -2  # for rapidfuzz
+    assert bounded_distance(context, context[::-1], 10 * len(context)) == -2
+    assert bounded_distance("", "abc", 0) == -1 and bounded_distance("", "abc", 3) == 3
+    with pytest.raises(ValueError, match=">= 0"):
+        bounded_distance("a", "b", -1)
+    with pytest.raises(TypeError, match="bound: int"):
+        bounded_distance("a", b"b", 1)
+    with pytest.raises(OverflowError):
+        bounded_distance("a", "b", 2**70)
+
+
+_FIELDS = ("question", "context", "title")
+_edit_logs = st.lists(st.fixed_dictionaries({
+    "original": st.text(alphabet="ab é中🙂", max_size=4), "replacement": st.text(alphabet="ab é中🙂", max_size=4),
+    "kind": st.sampled_from(["keyboard", "ocr", "keyboard+ocr", "ocr+ocr"]),
+    "field": st.sampled_from([*_FIELDS, "answers"]), "start": st.integers(0, 9)}), max_size=40)
+
+
+@_compiled
+@settings(max_examples=500, deadline=None)
+@given(st.lists(_edit_logs, max_size=5), st.lists(st.sampled_from(_FIELDS), max_size=3, unique=True))
+def test_compiled_edit_spans_equal_python_edit_spans(logs, fields) -> None:
+    from collections import Counter
+
+    from noisecraft._counting import edit_spans
+
+    fields = tuple(fields)
+    compiled, python = Counter(), Counter({"ocr": 2})
+    compiled["ocr"] = 2  # counts already in the batch's counter go on
+    for log in logs:
+        assert edit_spans(log, fields, compiled) == stats._python_edit_spans(log, fields, python)
+        assert compiled == python
+
+
+@_compiled
+def test_compiled_edit_spans_name_what_is_wrong() -> None:
+    from noisecraft._counting import edit_spans
+
+    edit = {"original": "a", "replacement": "b", "kind": "keyboard", "field": "question"}
+    kinds: dict[str, int] = {}
+    assert edit_spans([edit, {**edit, "replacement": "a"}, {**edit, "original": "abc"}], ["question"], kinds) == \
+        (2, [1 + 1 + 3])
+    assert kinds == {"keyboard": 2}
+    for bad, error, message in [([edit, "edit"], TypeError, "must be a dict, not str"),
+                                ([{k: v for k, v in edit.items() if k != "kind"}], KeyError, "kind"),
+                                ([{**edit, "original": 3}], TypeError, "int"),
+                                (None, TypeError, "edit log must be a sequence")]:
+        with pytest.raises(error, match=message):
+            edit_spans(bad, ("question",), {})
+    with pytest.raises(TypeError, match="kinds: dict"):
+        edit_spans([edit], ("question",), [])
+    with pytest.raises(TypeError):  # a kind that cannot be a key
+        edit_spans([{**edit, "kind": []}], ("question",), {})
+
+
+@_compiled
+def test_compiled_edit_spans_count_many_kinds_and_equal_kind_strings() -> None:
+    """A row's kinds are tallied per kind object in a few slots, the rest go straight to the dict: twelve kinds, each
+    as several equal but distinct str objects, still count as the Python version counts them."""
+    from collections import Counter
+
+    from noisecraft._counting import edit_spans
+
+    log = [{"original": "a", "replacement": "b", "field": "question", "kind": "".join(["k", str(i % 12)])}
+           for i in range(100)]
+    assert len({id(edit["kind"]) for edit in log}) == 100
+    compiled, python = Counter(), Counter()
+    assert edit_spans(log, ("question",), compiled) == stats._python_edit_spans(log, ("question",), python) == \
+        (100, [100])
+    assert compiled == python and len(compiled) == 12
+
+
+@_compiled
 def test_compiled_counts_without_the_fast_13a_rules(monkeypatch: pytest.MonkeyPatch) -> None:
     """With a sacrebleu whose 13a rules this module does not know, lines are tokenized by sacrebleu and the C
     counting gets them tokenized."""
@@ -386,14 +525,21 @@ import noisecraft.noise_models.keyboard as keyboard
 from noisecraft import seeding, stats
 from noisecraft.noise_models.registry import create
 
-built = [stats._CompiledReference is not None, stats._count_runs is not None, seeding._twisters is not None,
+built = [stats._CompiledReference is not None, stats._bounded_distance is not None, stats._count_runs is not None,
+         stats._edit_spans is not None, stats._tokenize_13a is not None, seeding._twisters is not None,
          keyboard._typo_tokens is not None]
 texts = ["The cat sat on the mat.", "  Ünïcödé wörds,\tand 1-2 &amp; <skipped> x.", "emoji \U0001F600 text \ud800 end",
          "a" * 300 + " b", "", "Where did the 2,000-year-old cat sit, and why? (See page 3.)"]
 hyps = [t[::-1] for t in texts] + [" ".join(reversed(t.split())) for t in texts]
 rngs = seeding.example_rngs(7, "keyboard@2", "d", [f"q{i}" for i in range(len(texts))], "question")
 noised = keyboard.typo_each_token(texts, rngs, None, 0.5, create("keyboard@2", lang="en").runtime())
-print(json.dumps({"built": built, "scores": stats.field_scores(texts * 2, hyps),
+config = stats.ConfigStats.empty(["question", "context"], per_word=True)
+log = [{"field": f, "original": "cat", "replacement": r, "kind": k} for f, r, k in
+       [("question", "act", "keyboard"), ("context", "cat", "keyboard"), ("context", "ca", "ocr+keyboard")]]
+rows = [{"question": h, "original_question": t, "context": t, "original_context": h, "noise_edits": log[i % 4:]}
+        for i, (t, h) in enumerate(zip(texts, hyps))]
+config.add(len(rows) + 1, rows, {"empty": 1})
+print(json.dumps({"built": built, "scores": stats.field_scores(texts * 2, hyps), "config": config.to_dict(),
                   "words": [stats._word_count(t) for t in texts], "noised": [list(n) for n in noised]}))
 """
 
@@ -408,9 +554,21 @@ def test_the_fallbacks_are_used_when_the_extensions_cannot_be_imported() -> None
         pytest.skip("noisecraft._counting is not built (no C compiler when the package was installed)")
     runs = {how: json.loads(subprocess.run([sys.executable, "-c", _EXTENSION_FIGURES, how], check=True,
                                            capture_output=True, text=True).stdout) for how in ("built", "blocked")}
-    assert runs["built"].pop("built") == [True] * 4
-    assert runs["blocked"].pop("built") == [False] * 4
+    assert runs["built"].pop("built") == [True] * 7
+    assert runs["blocked"].pop("built") == [False] * 7
     assert runs["blocked"] == runs["built"]
+
+
+def test_a_built_extension_is_the_one_in_use() -> None:
+    """stats.py imports all its C functions at once: a stale build of noisecraft._counting (older than stats.py) that
+    lacks one turns the whole compiled path off, the figures the same but several times slower. Fail loudly there."""
+    import importlib
+
+    try:
+        importlib.import_module("noisecraft._counting")
+    except ImportError:
+        pytest.skip("noisecraft._counting is not built (no C compiler when the package was installed)")
+    assert stats._CompiledReference is not None, "noisecraft._counting is stale: rebuild it (pip install -e .)"
 
 
 def test_the_word_flags_table_is_the_word_pattern_on_every_code_point_of_the_basic_plane():
