@@ -54,6 +54,7 @@ Quick: python benchmarks/build_scaling.py --sizes 10000 --num-proc 1 2 --old-row
 from __future__ import annotations
 
 import argparse
+import compileall
 import json
 import os
 import re
@@ -299,11 +300,15 @@ def main() -> None:
             print(f"writing {files[size]}", file=sys.stderr, flush=True)
             synthetic_squad(args.xquad, size, files[size])
 
-    runs = run_series("new", "noisecraft.cli", sorted(args.sizes), args.num_procs, args.fields, files, args)
+    # as an installed package runs: the modules' bytecode compiled once, not on every start (PYTHONDONTWRITEBYTECODE, if
+    # set here, would make every build compile the package again: about 0.3 s of each run, all of it serial)
+    compileall.compile_dir(str(REPO / "builders"), quiet=1)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    runs = run_series("new", "noisecraft.cli", sorted(args.sizes), args.num_procs, args.fields, files, args, env)
     if args.old_rows:
         old_worktree(args.old_commit)
         try:
-            env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(OLD_TREE), os.environ.get("PYTHONPATH")])))
+            env = dict(env, PYTHONPATH=os.pathsep.join(filter(None, [str(OLD_TREE), os.environ.get("PYTHONPATH")])))
             runs += run_series(f"old {args.old_commit}", "builders.cli", [args.old_rows], args.num_procs, args.fields,
                                files, args, env)
         finally:
@@ -320,7 +325,10 @@ def main() -> None:
     print("\nprevious (issue 22, before one forked pool): 88k rows with contexts at --num-proc 2 peaked at 1,153 MB over "
           "all processes (618 MB with one process); questions only, --num-proc 2 was 0.83x at 10k rows and 1.43x at 100k"
           "\nprevious (one forked pool, before streamed sources): 88k rows with contexts at --num-proc 2, tree RSS 995 MB "
-          "(PSS 686); 100k questions, --num-proc 2 1.44x on the idle machine (22.9 s -> 15.9 s)")
+          "(PSS 686); 100k questions, --num-proc 2 1.44x on the idle machine (22.9 s -> 15.9 s)"
+          "\nprevious (last session, idle, before schema without datasets and SQuAD read article by article): 100k "
+          "questions --num-proc 2 1.35x median over 8 pairs (1.11-1.89x); 88k rows with contexts tree RSS 952-964 MB "
+          "(PSS 663-681)")
     for r in runs:
         if "error" in r:
             print(f"\n{r['impl']} {r['rows']:,} rows num_proc {r['num_proc']}: {r['error']}")
