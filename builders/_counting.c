@@ -744,8 +744,8 @@ static int edit_counted(PyObject *original, PyObject *replacement, PyObject *kin
     Py_ssize_t original_len = PyObject_Size(original), replacement_len = PyObject_Size(replacement);
     if (original_len < 0 || replacement_len < 0) return -1;
     Py_ssize_t span = original_len > replacement_len ? original_len : replacement_len;
-    for (Py_ssize_t f = 0; f < PySequence_Fast_GET_SIZE(fields); f++) {
-        int same = PyObject_RichCompareBool(field, PySequence_Fast_GET_ITEM(fields, f), Py_EQ);
+    for (Py_ssize_t f = 0; f < PyTuple_GET_SIZE(fields); f++) { /* a tuple: comparing cannot change its size */
+        int same = PyObject_RichCompareBool(field, PyTuple_GET_ITEM(fields, f), Py_EQ);
         if (same < 0) return -1;
         if (same) touched[f] += span;
     }
@@ -766,12 +766,14 @@ static PyObject *edit_spans(PyObject *Py_UNUSED(module), PyObject *const *args, 
     PyObject *kinds = args[2], *result = NULL, *touched_list = NULL;
     PyObject *log = PySequence_Fast(args[0], "edit_spans: the edit log must be a sequence");
     if (!log) return NULL;
-    PyObject *fields = PySequence_Fast(args[1], "edit_spans: fields must be a sequence");
+    /* a snapshot of the names (a list could be resized by an item's __eq__ while the spans are summed into
+     * field_count slots); it holds them, so no comparison can free one */
+    PyObject *fields = PySequence_Tuple(args[1]);
     if (!fields) {
         Py_DECREF(log);
         return NULL;
     }
-    Py_ssize_t field_count = PySequence_Fast_GET_SIZE(fields), changed = 0;
+    Py_ssize_t field_count = PyTuple_GET_SIZE(fields), changed = 0;
     KindTally tally = {.used = 0};
     Py_ssize_t *touched = PyMem_Calloc((size_t)(field_count ? field_count : 1), sizeof(Py_ssize_t));
     if (!touched) {

@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from functools import cache, lru_cache
 from itertools import compress, count, repeat
-from operator import add, itemgetter, mul, ne
+from operator import add, eq, itemgetter, mul, ne
 from typing import Any, NamedTuple
 
 from rapidfuzz.distance import Levenshtein
@@ -455,7 +455,7 @@ def _python_edit_spans(log: Sequence[dict[str, Any]], fields: Sequence[str], kin
     kinds.update(compress(map(_KIND, log), changed))
     spans = list(map(max, map(len, originals), map(len, replacements)))
     edited_fields = list(map(_FIELD, log))
-    return sum(changed), [sum(compress(spans, map(name.__eq__, edited_fields))) for name in fields]
+    return sum(changed), [sum(compress(spans, map(eq, repeat(name), edited_fields))) for name in fields]
 
 
 @dataclass

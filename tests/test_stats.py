@@ -3,6 +3,7 @@
 import json
 import pickle
 import random
+from collections import Counter
 
 import jiwer
 import pytest
@@ -405,6 +406,49 @@ def test_the_bounded_distance_is_rapidfuzzs(text, edits, bound) -> None:
         distance = Levenshtein.distance(a, b)
         found = bounded_distance(a, b, bound)
         assert found == (distance if distance <= bound else -1) or (found == -2 and bound > 64)
+
+
+@_compiled
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("ab é中🙂")), min_size=1, max_size=6), st.integers(20, 120),
+       st.lists(st.tuples(st.integers(0, 800), st.integers(0, 4), st.text(alphabet="ab é中🙂", max_size=4)), max_size=60),
+       st.integers(0, 160))
+def test_the_bounded_distance_is_rapidfuzzs_on_long_repetitive_texts(unit, repeats, edits, bound) -> None:
+    """Hundreds of characters of a repeated unit (the diagonal search's slides run long) with up to 60 typos, bounds
+    past one machine word (the search still runs where bound squared is small against the lengths): no corpus needed."""
+    from rapidfuzz.distance import Levenshtein
+
+    from noisecraft._counting import bounded_distance
+
+    text = unit * repeats
+    noisy = text
+    for start, length, replacement in edits:
+        start %= len(noisy) + 1
+        noisy = noisy[:start] + replacement + noisy[start + length:]
+    for a, b in ((text, noisy), (noisy, text)):
+        distance = Levenshtein.distance(a, b)
+        found = bounded_distance(a, b, bound)
+        assert found == (distance if distance <= bound else -1) or (found == -2 and bound > 64)
+
+
+@_compiled
+def test_compiled_edit_spans_hold_their_field_names() -> None:
+    """The names are read once: a name's comparison that grows or shrinks the list given cannot make the spans be
+    summed outside the row's slots (or compare with a freed name)."""
+    from noisecraft._counting import edit_spans
+
+    fields = ["question"]
+
+    class Growing(str):
+        def __eq__(self, other: object) -> bool:
+            fields.extend(["question"] * 63)
+            return True
+
+        __hash__ = str.__hash__
+
+    log = [{"original": "abc", "replacement": "abcd", "kind": "k", "field": Growing("question")}]
+    assert edit_spans(log, fields, {}) == (1, [4])
+    assert stats._python_edit_spans([{**log[0], "field": None}], ("question",), Counter()) == (1, [0])
 
 
 @_compiled
