@@ -9,7 +9,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from noisecraft.card import cell, size_category, unique
+from noisecraft.card import card_text, cell, size_category, unique
 from noisecraft.errors import ConfigError
 from noisecraft.noise_dictionary import dictionary_features
 from noisecraft.repo import NOISE_DICTIONARY, DatasetRepo
@@ -79,7 +79,7 @@ def write_dictionary(out: Path, mined: MinedDictionary, *, config_name: str | No
 
 def render_dictionary_card(manifest: dict[str, Any], repo_hint: str = "ORG/NAME") -> str:
     """README.md of a noise-dictionary repo."""
-    from huggingface_hub import DatasetCard, DatasetCardData
+    from huggingface_hub import DatasetCardData
 
     entries = [{**entry["card"], "name": name, "inputs": entry["spec"]["inputs"], "lang": entry["spec"]["lang"],
                 "params_json": json.dumps(entry["spec"]["params"], sort_keys=True, ensure_ascii=False),
@@ -100,9 +100,8 @@ def render_dictionary_card(manifest: dict[str, Any], repo_hint: str = "ORG/NAME"
                  for e in entries],
     )
     template = (resources.files("noisecraft.dataset_cards") / "templates" / "noise_dictionary.md").read_text(encoding="utf-8")
-    card = DatasetCard.from_template(
-        card_data, template_str=template, pretty_name=card_data.pretty_name, version=manifest["version"],
+    return card_text(
+        card_data, template, pretty_name=card_data.pretty_name, version=manifest["version"],
         toolkit_version=manifest["toolkit_version"], configs=entries, repo_hint=repo_hint,
         citations="\n\n".join(unique([e["citation"] for e in entries])),
     )
-    return str(card)
