@@ -44,11 +44,15 @@ def arrow_type(feature: Mapping[str, Any]) -> Any:
     if kind is None:  # a struct: its fields in order
         return pa.struct([(name, arrow_type(inner)) for name, inner in feature.items()])
     if kind == "Value":
-        dtype = feature["dtype"]
+        dtype = feature["dtype"]  # as datasets reads it: pyarrow's factory of that name (bool: bool_)
         make = getattr(pa, dtype, None) or getattr(pa, f"{dtype}_", None)
-        if not callable(make):
+        try:
+            made = make() if callable(make) else None
+        except TypeError:  # a factory that takes arguments (list_, struct...): not a Value dtype
+            made = None
+        if not isinstance(made, pa.DataType):
             raise ValueError(f"unsupported Value dtype {dtype!r}")
-        return make()
+        return made
     if kind == "ClassLabel":
         return pa.int64()
     if kind == "List" and feature.get("length", -1) == -1:

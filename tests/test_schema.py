@@ -56,7 +56,8 @@ def test_kinds_and_their_arrow_types():
     assert arrow_type(list_of({"x": value("int32")})) == pa.list_(pa.struct([("x", pa.int32())]))
     assert class_names({"label": class_label(["no", "yes"])}, "label") == ["no", "yes"]
     assert class_names({"label": value("int64")}, "label") is None and class_names({}, None) is None
-    for unknown in ({"dtype": "no-such-type", "_type": "Value"}, {"_type": "Audio"},
+    for unknown in ({"dtype": "no-such-type", "_type": "Value"}, {"dtype": "list_", "_type": "Value"},
+                    {"dtype": "schema", "_type": "Value"}, {"_type": "Audio"},
                     {"feature": value("string"), "length": 3, "_type": "List"}):
         with pytest.raises(ValueError, match="unsupported"):
             arrow_type(unknown)
