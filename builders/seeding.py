@@ -29,11 +29,10 @@ from _random import Random as _CRandom
 from collections.abc import Callable, Mapping, MutableSequence, Sequence
 from typing import Any, TypeVar
 
-try:
-    from noisecraft._twister import Twister as _Twister
-    from noisecraft._twister import twisters as _twisters
-except ImportError:  # built only where pip found a C compiler: same streams, slower seeding
-    _Twister = _twisters = None
+from noisecraft.compiled import compiled
+
+# built only where pip found a C compiler; without it, the same streams, seeded more slowly
+_Twister, _twisters = compiled("noisecraft._twister", ("Twister", "twisters")) or (None, None)
 
 T = TypeVar("T")
 

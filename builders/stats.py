@@ -30,14 +30,11 @@ from typing import Any, NamedTuple
 
 from rapidfuzz.distance import Levenshtein
 
-try:
-    from noisecraft._counting import Reference as _CompiledReference
-    from noisecraft._counting import bounded_distance as _bounded_distance
-    from noisecraft._counting import count_runs as _count_runs
-    from noisecraft._counting import edit_spans as _edit_spans
-    from noisecraft._counting import tokenize_13a as _tokenize_13a
-except ImportError:  # built only where pip found a C compiler: the same figures, counted in Python (slower)
-    _CompiledReference = _bounded_distance = _count_runs = _edit_spans = _tokenize_13a = None
+from noisecraft.compiled import compiled
+
+# built only where pip found a C compiler; without it, the same figures counted in Python (slower)
+_CompiledReference, _bounded_distance, _count_runs, _edit_spans, _tokenize_13a = compiled(
+    "noisecraft._counting", ("Reference", "bounded_distance", "count_runs", "edit_spans", "tokenize_13a")) or (None,) * 5
 
 # sacrebleu's defaults for corpus_bleu: n-grams up to order 4, "exp" smoothing, no effective order.
 BLEU_MAX_ORDER = 4

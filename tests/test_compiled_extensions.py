@@ -33,3 +33,35 @@ def test_every_declared_extension_is_checked():
     declared = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text(encoding="utf-8"))
     names = [module["name"] for module in declared["tool"]["setuptools"]["ext-modules"]]
     assert sorted(names) == sorted(EXTENSIONS)
+
+
+def test_an_extension_not_built_is_silently_left_out():
+    import warnings
+
+    from noisecraft.compiled import compiled
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert compiled("noisecraft._no_such_extension", ("anything",)) is None
+
+
+def test_a_stale_or_broken_extension_is_said_not_silently_slow(tmp_path, monkeypatch):
+    """Built but older than the package (a function missing), or not loadable (another Python, a damaged file): the
+    Python fallback runs, with a warning that names the rebuild."""
+    import sys
+    import sysconfig
+    import types
+
+    from noisecraft.compiled import StaleExtensionWarning, compiled
+
+    old = types.ModuleType("noisecraft._old_counting")
+    old.Reference = object
+    monkeypatch.setitem(sys.modules, "noisecraft._old_counting", old)
+    with pytest.warns(StaleExtensionWarning, match=r"lacks edit_spans: it was built from an older noisecraft.*pip install -e"):
+        assert compiled("noisecraft._old_counting", ("Reference", "edit_spans")) is None
+    assert compiled("noisecraft._old_counting", ("Reference",)) == (object,)
+
+    (tmp_path / f"noisecraft_damaged{sysconfig.get_config_var('EXT_SUFFIX')}").write_bytes(b"not a shared object")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.warns(StaleExtensionWarning, match="noisecraft_damaged is unusable"):
+        assert compiled("noisecraft_damaged", ("anything",)) is None

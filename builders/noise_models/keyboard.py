@@ -35,6 +35,7 @@ from operator import add
 from typing import ClassVar
 
 from noisecraft.citations import NOISEQA_CITATION
+from noisecraft.compiled import compiled
 from noisecraft.edits import Edit, Noised, Span
 from noisecraft.noise_models.base import NoiseInput, NoiseModel
 from noisecraft.noise_models.keyboard_layouts import (
@@ -49,11 +50,8 @@ from noisecraft.params import file_digest, param
 from noisecraft.seeding import ExampleRng
 from noisecraft.text_units import SEGMENTED_LANGUAGES, non_space_pattern, segmentation_note
 
-try:  # typo_each_token's loop in C, for generators of the same extension (built where pip found a C compiler)
-    from noisecraft._twister import Twister as _Twister
-    from noisecraft._twister import typo_tokens as _typo_tokens
-except ImportError:
-    _Twister = _typo_tokens = None
+# typo_each_token's loop in C, for generators of the same extension (built where pip found a C compiler)
+_Twister, _typo_tokens = compiled("noisecraft._twister", ("Twister", "typo_tokens")) or (None, None)
 
 MODES = ("noiseqa", "coles")
 RATE_HELP = "per-word probability of a typo"
