@@ -1,6 +1,6 @@
 """Cards are rendered without ``huggingface_hub.repocard`` (noisecraft.card.card_text): the text is what
 ``DatasetCard.from_template`` gives for the same metadata, template and values, on every card these builds render
-(challenge sets of several sources and noises, a recipe, a noise dictionary)."""
+(challenge sets of two sources in one folder, several noises and a chain, a name with quotes, a noise dictionary)."""
 
 from __future__ import annotations
 
