@@ -1,7 +1,7 @@
 """The cyclic garbage collector, kept off what a build or a mining run holds for its whole length.
 
-A build holds hundreds of thousands of long-lived objects: the modules it imported (``datasets``, pandas,
-pyarrow), a parsed source document, the heap its forked workers inherit. Python's collector walks every one of
+A build holds hundreds of thousands of long-lived objects: the modules it imported (pandas, pyarrow, the
+noise's own), its tables and memos, the heap its forked workers inherit. Python's collector walks every one of
 them at each full collection, and a build's own allocations trigger many: 18 while noising 100k SQuAD questions
 in one process, 1.7 s of its 10.7 s. :func:`gc.freeze` moves every object tracked now into a permanent
 generation that collections skip. :func:`long_lived` does that for the length of a block and undoes it when the
@@ -10,7 +10,6 @@ outermost such block ends, so a notebook that runs a build gets its collector ba
 Only the collector's bookkeeping changes: objects are still freed by reference counting as soon as nothing holds
 them, outputs are the same, and a cycle among frozen objects is found by the first full collection after the
 block. In a forked worker, frozen inherited objects also stay on the pages it shares with its parent.
-:func:`paused` stops collections altogether for the length of a block (a JSON parse, which makes no cycles).
 """
 
 from __future__ import annotations
@@ -18,21 +17,6 @@ from __future__ import annotations
 import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
-
-
-@contextmanager
-def paused() -> Iterator[None]:
-    """No collection at all within the block (the collector's state is given back as it was): for making millions
-    of containers none of which can be garbage yet, such as parsing a JSON document (json makes no cycles), where
-    the collections the allocations trigger would find nothing while walking everything made so far."""
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if collecting:
-            gc.enable()
-
 
 _depth = 0  # blocks open now: only the outermost one's end unfreezes
 _unfreeze_at_end = True  # False when objects were frozen before the outermost block (by the caller: theirs to undo)
