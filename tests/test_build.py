@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import datasets
@@ -323,9 +327,73 @@ def test_the_worker_pool_keeps_input_order_bounds_work_in_flight_and_is_reused()
         assert next(results) == 0
         assert len(submitted) <= 3  # the rest is not submitted before it is needed
         assert [0, *results] == [i * i for i in range(20)]
-        first = pool.start()
+        processes = [worker.process for worker in pool.start()]
         assert list(pool.imap(_square, range(5))) == [0, 1, 4, 9, 16]
-        assert pool.start() is first  # the same workers serve every map of a build
-    assert pool._pool is None
+        assert [worker.process for worker in pool.start()] == processes  # the same workers serve every map
+        # frames larger than a pipe holds, both ways, many in flight: never a deadlock, every byte back
+        assert list(pool.imap(_echo, (bytes([i]) * 3_000_000 for i in range(12)), in_flight=6)) == [
+            bytes([i]) * 3_000_000 for i in range(12)]
+    assert not any(process.is_alive() for process in processes)
     assert list(WorkerPool(1).imap(_square, range(3))) == [0, 1, 4]
     assert start_method() in ("fork", "spawn")
+
+
+def _echo(data: bytes) -> bytes:
+    return data
+
+
+def _fail_on_three(x: int) -> int:
+    if x == 3:
+        raise InputError("data.json", "a bad value", f"row {x}")
+    return x
+
+
+def test_a_worker_error_is_raised_as_itself_and_the_pool_starts_afresh():
+    from noisecraft.workers import RemoteTraceback, WorkerPool
+
+    with WorkerPool(2) as pool:
+        old = [worker.process for worker in pool.start()]
+        with pytest.raises(InputError, match="a bad value") as raised:
+            list(pool.imap(_fail_on_three, range(8)))
+        assert isinstance(raised.value.__cause__, RemoteTraceback) and "_fail_on_three" in str(raised.value.__cause__)
+        assert not any(process.is_alive() for process in old)  # its unfinished items are abandoned with the workers
+        assert list(pool.imap(_fail_on_three, range(3))) == [0, 1, 2]
+
+
+def test_a_dead_worker_is_an_error_naming_its_exit_not_a_hang():
+    from noisecraft.workers import WorkerDied, WorkerPool
+
+    with WorkerPool(2) as pool:
+        with pytest.raises(WorkerDied, match=r"worker process \d+ exited with status 7 while running"):
+            list(pool.imap(os._exit, [7, 7, 7]))
+        assert list(pool.imap(_square, range(4))) == [0, 1, 4, 9]
+
+
+def test_forked_workers_end_when_their_parent_is_killed(tmp_path):
+    """The workers hold no copy of the pool's ends of their pipes, so a parent killed outright leaves no orphans."""
+    script = tmp_path / "parent.py"
+    script.write_text(
+        "import os, sys, time\n"
+        "from noisecraft.workers import WorkerPool, start_method\n"
+        "assert start_method() == 'fork'\n"
+        "pool = WorkerPool(2)\n"
+        "print(' '.join(str(w.process.pid) for w in pool.start()), flush=True)\n"
+        "time.sleep(60)\n")
+    parent = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
+    pids = [int(pid) for pid in parent.stdout.readline().split()]
+    parent.kill()
+    parent.wait()
+
+    def running(pid: int) -> bool:  # an ended orphan may stay a zombie where nothing reaps it (a container's init)
+        try:
+            return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+        except FileNotFoundError:
+            return False
+
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and any(map(running, pids)):
+        time.sleep(0.1)
+    orphans = [pid for pid in pids if running(pid)]
+    for pid in orphans:
+        os.kill(pid, 9)
+    assert orphans == []
