@@ -328,7 +328,10 @@ def main() -> None:
           "(PSS 686); 100k questions, --num-proc 2 1.44x on the idle machine (22.9 s -> 15.9 s)"
           "\nprevious (last session, idle, before schema without datasets and SQuAD read article by article): 100k "
           "questions --num-proc 2 1.35x median over 8 pairs (1.11-1.89x); 88k rows with contexts tree RSS 952-964 MB "
-          "(PSS 663-681)")
+          "(PSS 663-681)"
+          "\nprevious (idle, before the pool without multiprocessing.Pool): 100k questions --num-proc 2 1.40x median over "
+          "12 pairs (1.20-1.71x), a second series 1.38x (1.24-1.53x); 88k rows with contexts tree RSS 777-790 MB (PSS "
+          "515-533), 1.79x and 1.98x")
     for r in runs:
         if "error" in r:
             print(f"\n{r['impl']} {r['rows']:,} rows num_proc {r['num_proc']}: {r['error']}")
