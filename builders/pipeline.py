@@ -215,7 +215,7 @@ def run_batches(job: NoiseJob, data: SourceData, schema: Any, num_proc: int, bat
     a second batch they run on the build's executor (``pool``: a :class:`~noisecraft.workers.WorkerPool` of
     ``num_proc`` processes, made for this call when not given, or a :class:`~noisecraft.executors.RayExecutor`),
     a bounded window of batches in flight (memory stays bounded by the batch)."""
-    from tqdm.auto import tqdm
+    from noisecraft.progress import progress_bar
 
     batches = _numbered(data.rows, batch_size)
     head = list(islice(batches, 2))  # a split of one batch runs here; a second one is worth the workers
@@ -239,9 +239,9 @@ def run_batches(job: NoiseJob, data: SourceData, schema: Any, num_proc: int, bat
         # (keyboard tables, tokenizers, memos) is then built once and inherited by every worker, not built again
         # in each
         done = iter([_process_item(next(work))])  # let go of once consumed
-        workers.start()  # before the progress bar's monitor thread: then the workers can be forked
+        workers.start()  # forked now, they inherit what the first batch built
     total = len(data.rows) if isinstance(data.rows, Sized) else None  # a streamed file is not counted ahead
-    bar = tqdm(total=total, desc=desc, unit="row", disable=not progress, leave=False)
+    bar = progress_bar(total=total, desc=desc, unit="row", disable=not progress, leave=False)
     try:
         for result in chain(done, workers.imap(_process_item, work)):
             bar.update(result.stats.rows_in)

@@ -12,8 +12,8 @@ life, so a build reuses them across all its configs. How they start:
   copy every inherited object) instead of importing the package again, which made each spawned worker cost
   230-380 MB and a second of start-up;
 * ``spawn`` otherwise (macOS; threads running; torch or another library with native thread pools loaded, as
-  model-based noise does): forking a process with threads can deadlock on a lock another thread held. Start the
-  pool (:meth:`WorkerPool.start`) before anything starts a thread, e.g. before a progress bar's monitor.
+  model-based noise does): forking a process with threads can deadlock on a lock another thread held. The
+  package's progress bars start no thread (:mod:`noisecraft.progress`).
 
 Why not :class:`multiprocessing.pool.Pool`: its worker-maintenance thread waits on the results pipe too, so while
 a result is in the pipe and not yet read it wakes without sleeping (10,853 wake-ups in a 5-second build of 100k
@@ -230,7 +230,7 @@ class WorkerPool:
         self.close()
 
     def start(self) -> list[_Worker]:
-        """Start the workers now (once), e.g. before a progress bar starts its monitor thread."""
+        """Start the workers now (once; :meth:`imap` starts them when needed)."""
         if not self._workers:
             import multiprocessing
 

@@ -397,3 +397,17 @@ def test_forked_workers_end_when_their_parent_is_killed(tmp_path):
     for pid in orphans:
         os.kill(pid, 9)
     assert orphans == []
+
+
+def test_a_build_without_progress_leaves_no_thread_so_the_next_pool_still_forks(tmp_path):
+    """tqdm starts a monitor thread with any bar, a disabled one too, and a disabled bar never stops it: the next
+    worker pool of the process then spawned (every worker importing the package again). The package's bars do not."""
+    script = (
+        "import threading, sys\n"
+        "import noisecraft as nc\n"
+        "from noisecraft.workers import start_method\n"
+        f"nc.build('xquad', 'keyboard', {str(tmp_path / 'out')!r}, data_file={str(corpus('xquad/xquad.en.json'))!r},"
+        " progress=False, num_proc=2, batch_size=400)\n"
+        "print(start_method(), [t.name for t in threading.enumerate()])\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert done.stdout.split()[0] == "fork", done.stdout
