@@ -29,6 +29,7 @@ from __future__ import annotations
 import os
 import pickle
 import select
+import signal
 import struct
 import sys
 import threading
@@ -40,6 +41,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from noisecraft.collector import long_lived
+from noisecraft.errors import ConfigError
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -122,7 +124,9 @@ def _serve(tasks: Any, results: Any, inherited: tuple[int, ...]) -> None:
     """A worker's life: read a task frame, run it, write its outcome frame, until the task pipe closes.
 
     ``inherited`` are the pool's ends of the pipes that a forked worker got from its parent: closed first, so the
-    task pipe ends when the parent does (it exits, or is killed) and the worker with it."""
+    task pipe ends when the parent does (it exits, or is killed) and the worker with it. Ctrl-C is the parent's to
+    handle (it stops the workers): a worker ignores it rather than print a traceback of its own."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     for fd in inherited:
         os.close(fd)
     tasks_fd, results_fd = tasks.fileno(), results.fileno()
@@ -233,6 +237,10 @@ class WorkerPool:
         """Start the workers now (once; :meth:`imap` starts them when needed)."""
         if not self._workers:
             import multiprocessing
+
+            if not hasattr(select, "poll"):
+                raise ConfigError("num_proc / --num-proc above 1 needs Linux or macOS (the worker pool polls pipes); "
+                                  "here use 1, or --engine ray")
 
             method = start_method()
             if method == "fork":  # inherited objects stay shared: a worker's collections do not touch them
