@@ -411,3 +411,22 @@ def test_a_build_without_progress_leaves_no_thread_so_the_next_pool_still_forks(
         "print(start_method(), [t.name for t in threading.enumerate()])\n")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     assert done.stdout.split()[0] == "fork", done.stdout
+
+
+def test_the_pool_spawns_while_another_thread_runs_and_gives_the_same_answers():
+    import threading
+
+    from noisecraft.workers import WorkerPool, start_method
+
+    stop = threading.Event()
+    waiter = threading.Thread(target=stop.wait)
+    waiter.start()
+    try:
+        assert start_method() == "spawn"  # forking beside a running thread could copy a held lock
+        with WorkerPool(2) as pool:
+            assert list(pool.imap(abs, range(-6, 0))) == [6, 5, 4, 3, 2, 1]
+            with pytest.raises(ValueError, match="invalid literal"):
+                list(pool.imap(int, ["1", "x"]))
+    finally:
+        stop.set()
+        waiter.join()
