@@ -9,6 +9,7 @@ a command runs: ``noisecraft --help`` lists the noise models from their catalogu
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 import time
 import warnings
@@ -447,5 +448,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
 
 
+def run() -> None:
+    """The ``noisecraft`` console script and ``python -m noisecraft.cli``: :func:`main`, then exit with its status.
+
+    Every object is first moved out of the cyclic collector's reach (:func:`gc.freeze`). The process ends here,
+    and Python's finalization would otherwise walk everything the command imported and held once more: 0.2-0.3 s
+    of a 1-second build of an XQuAD language, 0.09 s left with the freeze. Objects are still released as the
+    interpreter tears down; only reference cycles are not collected, so an object that nothing but a cycle holds is
+    not finalized: everything a command writes is closed and renamed into place before :func:`main` returns."""
+    status = main()
+    gc.freeze()
+    sys.exit(status)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    run()
