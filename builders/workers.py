@@ -36,6 +36,7 @@ import threading
 import traceback
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
+from itertools import chain
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -106,8 +107,9 @@ def _write_all(fd: int, data: bytes) -> None:
 
 
 def _outcome(function: Callable[[Any], Any], item: Any) -> bytes:
-    """The pickled ``(True, result)`` of ``function(item)``, or ``(False, (exception, traceback text))``; an
-    exception or result that does not pickle is sent as a :class:`RuntimeError` that names it."""
+    """The pickled ``(True, result)`` of ``function(item)``, or ``(False, (exception, traceback text))``; a result
+    that does not pickle is sent as the error that says so, and an exception that does not pickle or unpickle as a
+    :class:`RuntimeError` that names it."""
     from multiprocessing.reduction import ForkingPickler
 
     try:
@@ -115,8 +117,10 @@ def _outcome(function: Callable[[Any], Any], item: Any) -> bytes:
     except BaseException as exc:  # noqa: BLE001 - every failure goes back to the caller, who raises it
         text = traceback.format_exc()
         try:
-            return ForkingPickler.dumps((False, (exc, text)), pickle.HIGHEST_PROTOCOL)
-        except Exception:  # noqa: BLE001 - the exception itself does not pickle: send what it said
+            data = ForkingPickler.dumps((False, (exc, text)), pickle.HIGHEST_PROTOCOL)
+            pickle.loads(data)  # an exception whose class does not rebuild from its args would raise a TypeError
+            return data  # there, hiding this one
+        except Exception:  # noqa: BLE001 - the exception does not pickle or unpickle: send what it said
             return pickle.dumps((False, (RuntimeError(f"{type(exc).__name__}: {exc}"), text)), pickle.HIGHEST_PROTOCOL)
 
 
@@ -213,7 +217,7 @@ class _Worker:
 
 class WorkerPool:
     """``num_proc`` worker processes, started on first use and reused until :meth:`close` (or the ``with`` block
-    ends); ``num_proc=1`` runs everything in this process."""
+    ends); ``num_proc=1`` runs everything in this process. One thread at a time may use a pool."""
 
     def __init__(self, num_proc: int) -> None:
         if num_proc < 1:
@@ -221,6 +225,10 @@ class WorkerPool:
         self.num_proc = num_proc
         self._workers: list[_Worker] = []
         self._frozen: ExitStack | None = None
+        self._submitted = 0  # items ever submitted: the next item's number (never reused, so maps cannot mix)
+        self._done: dict[int, bytearray] = {}  # outcomes read and not yet consumed, by item number
+        self._abandoned: set[int] = set()  # items of stopped maps still running: their outcomes are dropped
+        self._closes = 0  # how many times the workers were closed
 
     @property
     def parallel(self) -> bool:
@@ -268,7 +276,11 @@ class WorkerPool:
         """``function(item)`` for every item, in input order; at most ``in_flight`` (default ``2 * num_proc``) items
         are submitted and not yet consumed. With one process it runs here. An exception raised by ``function`` in a
         worker is raised here (its traceback there as its cause); the pool is then closed, its workers' unfinished
-        items abandoned, and the next map starts new workers."""
+        items abandoned, and the next map starts new workers. Maps of one pool may be interleaved (each item has a
+        number unique in the pool): a map stopped while another has items out only drops its own outcomes, and a
+        map whose items the pool abandoned (closed under it) raises :class:`RuntimeError` instead of waiting."""
+        if in_flight is not None and in_flight < 1:
+            raise ValueError(f"in_flight must be at least 1, not {in_flight}")
         if self.num_proc == 1:
             yield from map(function, items)
             return
@@ -276,36 +288,57 @@ class WorkerPool:
 
         limit = in_flight or 2 * self.num_proc
         pending = iter(items)
-        done: dict[int, bytearray] = {}
-        submitted = consumed = 0
+        mine: deque[int] = deque()  # this map's items submitted and not yet consumed, in input order
+        closes = self._closes  # the pool's closes when ``mine`` last filled: another one means its items are gone
         finished = False
         try:
             while True:
-                while not finished and submitted - consumed < limit:
+                while not finished and len(mine) < limit:
                     try:
                         item = next(pending)
                     except StopIteration:
                         finished = True
                         break
+                    data = ForkingPickler.dumps((function, item), pickle.HIGHEST_PROTOCOL)
                     worker = min(self.start(), key=lambda w: len(w.running))
-                    worker.submit(submitted, ForkingPickler.dumps((function, item), pickle.HIGHEST_PROTOCOL))
-                    submitted += 1
-                if consumed == submitted:
+                    if not mine:
+                        closes = self._closes
+                    mine.append(self._submitted)  # counted before it is written: a failed write still closes
+                    self._submitted += 1
+                    worker.submit(mine[-1], data)
+                if not mine:
                     return
-                while consumed not in done:
-                    self._exchange(done)
-                ok, value = pickle.loads(done.pop(consumed))
-                consumed += 1
+                while mine[0] not in self._done:
+                    if closes != self._closes:
+                        raise RuntimeError(f"the worker pool was closed while {len(mine)} item(s) of this map were "
+                                           "running (close() or another map's error); they are lost")
+                    self._exchange()
+                ok, value = pickle.loads(self._done.pop(mine.popleft()))
                 if not ok:
                     exc, text = value
                     exc.__cause__ = RemoteTraceback(f'\n"""\n{text}"""')
                     raise exc
                 yield value
+        except WorkerDied:  # the items of every map on that worker are lost: no map may use it again
+            self.close()
+            raise
         finally:
-            if consumed < submitted:  # an error, or the consumer stopped early: no worker may answer a later map
-                self.close()
+            if mine and closes == self._closes:  # an error, or the consumer stopped early
+                self._abandon(mine)
 
-    def _exchange(self, done: dict[int, bytearray]) -> None:
+    def _abandon(self, sequences: deque[int]) -> None:
+        """Let go of a stopped map's unconsumed items: when no other map has items out, close the workers (no worker
+        may answer a later map; they stop now), else drop these items' outcomes, now or when they arrive."""
+        ours = set(sequences)
+        out = chain(self._done, *(worker.running for worker in self._workers))
+        if not any(sequence not in ours and sequence not in self._abandoned for sequence in out):
+            self.close()
+            return
+        for sequence in sequences:
+            if self._done.pop(sequence, None) is None:
+                self._abandoned.add(sequence)
+
+    def _exchange(self) -> None:
         """Wait until some pipe can be written or read, then write and read what they take now."""
         poller = select.poll()
         by_fd: dict[int, _Worker] = {}
@@ -323,11 +356,17 @@ class WorkerPool:
                     raise worker._died()
                 worker.flush()
             else:
-                worker.receive(done)
+                worker.receive(self._done)
+        for sequence in self._abandoned.intersection(self._done):
+            del self._done[sequence]
+            self._abandoned.remove(sequence)
 
     def close(self) -> None:
         """Stop the workers (they finish nothing more: every result was consumed or is abandoned)."""
         workers, self._workers = self._workers, []
+        self._closes += 1
+        self._done.clear()
+        self._abandoned.clear()
         for worker in workers:
             worker.process.terminate()
         for worker in workers:

@@ -430,3 +430,84 @@ def test_the_pool_spawns_while_another_thread_runs_and_gives_the_same_answers():
     finally:
         stop.set()
         waiter.join()
+
+
+def _pool_script(body: str) -> str:
+    """Run ``body`` (a script using ``pool = WorkerPool(2)``) in a fresh process; a hang fails the test."""
+    script = "from noisecraft.workers import WorkerPool\npool = WorkerPool(2)\n" + body + "\npool.close()\n"
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=30)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_closing_the_pool_under_a_running_map_raises_instead_of_hanging():
+    out = _pool_script(
+        "results = pool.imap(abs, range(-9, 0))\n"
+        "assert next(results) == 9\n"
+        "pool.close()\n"
+        "try:\n"
+        "    list(results)\n"
+        "except RuntimeError as exc:\n"
+        "    print(exc)\n"
+        "assert list(pool.imap(abs, range(-3, 0))) == [3, 2, 1]\n")
+    assert "pool was closed while" in out
+
+
+def test_maps_of_one_pool_may_interleave_and_each_gets_its_own_results():
+    """Every item has a number unique in the pool: one map's outcomes never answer another's items."""
+    out = _pool_script(
+        "print(list(zip(pool.imap(abs, range(-6, 0)), pool.imap(str, range(6)))))\n"
+        "first = pool.imap(abs, range(-10, 0))\n"
+        "print(next(first), list(pool.imap(str, range(100, 106))), list(first))\n"
+        "kept, stopped = pool.imap(abs, range(-10, 0)), pool.imap(str, range(10))\n"
+        "print(next(kept), next(stopped))\n"
+        "stopped.close()  # the other map still has items out: only this one's outcomes are dropped\n"
+        "print(list(kept), list(pool.imap(str, range(20, 23))))\n")
+    assert out.splitlines() == [
+        str([(6, "0"), (5, "1"), (4, "2"), (3, "3"), (2, "4"), (1, "5")]),
+        f"10 {[str(i) for i in range(100, 106)]} {list(range(9, 0, -1))}",
+        "10 0",
+        f"{list(range(9, 0, -1))} ['20', '21', '22']"]
+
+
+class _NeedsTwo(Exception):
+    def __init__(self, first: str, second: str) -> None:
+        super().__init__(f"{first} and {second}")  # pickles as (message,): rebuilding it here is a TypeError
+
+
+def _raise_needs_two(x: int) -> int:
+    if x == 1:
+        raise _NeedsTwo("this", "that")
+    return x
+
+
+def test_an_exception_that_does_not_unpickle_here_still_says_what_it_was():
+    from noisecraft.workers import RemoteTraceback, WorkerPool
+
+    with WorkerPool(2) as pool:
+        with pytest.raises(RuntimeError, match="_NeedsTwo: this and that") as raised:
+            list(pool.imap(_raise_needs_two, range(3)))
+        assert isinstance(raised.value.__cause__, RemoteTraceback)
+
+
+def test_in_flight_below_one_is_an_error_not_an_empty_map():
+    from noisecraft.workers import WorkerPool
+
+    for num_proc in (1, 2):
+        with WorkerPool(num_proc) as pool:
+            with pytest.raises(ValueError, match="in_flight must be at least 1"):
+                list(pool.imap(_square, range(3), in_flight=-1))
+
+
+def test_a_worker_that_died_between_maps_fails_one_map_not_every_later_one():
+    import signal
+
+    from noisecraft.workers import WorkerDied, WorkerPool
+
+    with WorkerPool(2) as pool:
+        dead = pool.start()[0].process
+        os.kill(dead.pid, signal.SIGKILL)
+        dead.join(timeout=10)
+        with pytest.raises(WorkerDied, match=f"worker process {dead.pid} was killed by signal 9"):
+            list(pool.imap(_square, range(4)))
+        assert list(pool.imap(_square, range(4))) == [0, 1, 4, 9]
