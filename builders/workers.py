@@ -144,7 +144,10 @@ def _serve(tasks: Any, results: Any, inherited: tuple[int, ...]) -> None:
         function, item = pickle.loads(frame)
         del frame
         outcome = _outcome(function, item)
-        _write_all(results_fd, _HEADER.pack(len(outcome)) + outcome)
+        try:
+            _write_all(results_fd, _HEADER.pack(len(outcome)) + outcome)
+        except BrokenPipeError:  # the parent is gone (killed mid-item): no one to answer, nothing to print
+            return
 
 
 @dataclass

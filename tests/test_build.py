@@ -399,6 +399,25 @@ def test_forked_workers_end_when_their_parent_is_killed(tmp_path):
     assert orphans == []
 
 
+def test_forked_workers_killed_parent_mid_item_end_without_a_traceback(tmp_path):
+    """A worker whose parent died while it ran an item finds the results pipe broken: it ends quietly (there is no
+    one to answer) instead of printing a BrokenPipeError traceback on the terminal the killed build left."""
+    script = tmp_path / "parent.py"
+    script.write_text(
+        "import time\n"
+        "from noisecraft.workers import WorkerPool\n"
+        "def nap(x):\n"
+        "    print('running', flush=True)\n"
+        "    time.sleep(1)\n"
+        "    return x\n"
+        "list(WorkerPool(2).imap(nap, range(4)))\n")
+    parent = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert [parent.stdout.readline(), parent.stdout.readline()] == ["running\n"] * 2
+    parent.kill()
+    _, stderr = parent.communicate(timeout=20)  # the workers hold the pipes too: this returns when they have ended
+    assert "Traceback" not in stderr, stderr
+
+
 def test_a_build_without_progress_leaves_no_thread_so_the_next_pool_still_forks(tmp_path):
     """tqdm starts a monitor thread with any bar, a disabled one too, and a disabled bar never stops it: the next
     worker pool of the process then spawned (every worker importing the package again). The package's bars do not."""
