@@ -404,10 +404,10 @@ def test_forked_workers_killed_parent_mid_item_end_without_a_traceback(tmp_path)
     one to answer) instead of printing a BrokenPipeError traceback on the terminal the killed build left."""
     script = tmp_path / "parent.py"
     script.write_text(
-        "import time\n"
+        "import os, time\n"
         "from noisecraft.workers import WorkerPool\n"
         "def nap(x):\n"
-        "    print('running', flush=True)\n"
+        "    os.write(1, b'running\\n')  # one write: the two workers' lines cannot interleave\n"
         "    time.sleep(1)\n"
         "    return x\n"
         "list(WorkerPool(2).imap(nap, range(4)))\n")
