@@ -36,10 +36,10 @@ import threading
 import traceback
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from itertools import chain
 from contextlib import ExitStack
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from itertools import chain
+from typing import Any, NoReturn, TypeVar
 
 from noisecraft.collector import long_lived
 from noisecraft.errors import ConfigError
@@ -124,6 +124,11 @@ def _outcome(function: Callable[[Any], Any], item: Any) -> bytes:
             return pickle.dumps((False, (RuntimeError(f"{type(exc).__name__}: {exc}"), text)), pickle.HIGHEST_PROTOCOL)
 
 
+def _raise(exc: BaseException) -> NoReturn:
+    """Raise ``exc``: the function of a task that did not unpickle in the worker, so its error is that item's."""
+    raise exc
+
+
 def _serve(tasks: Any, results: Any, inherited: tuple[int, ...]) -> None:
     """A worker's life: read a task frame, run it, write its outcome frame, until the task pipe closes.
 
@@ -141,7 +146,10 @@ def _serve(tasks: Any, results: Any, inherited: tuple[int, ...]) -> None:
         frame = _read_exactly(tasks_fd, _HEADER.unpack(header)[0])
         if frame is None:
             raise EOFError("the task pipe closed in the middle of a frame")
-        function, item = pickle.loads(frame)
+        try:
+            function, item = pickle.loads(frame)
+        except Exception as exc:  # noqa: BLE001 - e.g. a spawning parent's __main__ function: the item's error,
+            function, item = _raise, exc  # not the worker's death
         del frame
         outcome = _outcome(function, item)
         try:

@@ -489,6 +489,22 @@ def test_maps_of_one_pool_may_interleave_and_each_gets_its_own_results():
         f"{list(range(9, 0, -1))} ['20', '21', '22']"]
 
 
+def test_a_task_that_does_not_unpickle_in_a_worker_is_that_items_error_not_a_dead_worker():
+    """A spawned worker cannot find a function of the parent's ``__main__``: the map raises that error (as with
+    one process, loudly), instead of a WorkerDied that hides it on the workers' stderr."""
+    out = _pool_script(
+        "import threading\n"
+        "def nap(x):\n"
+        "    return x\n"
+        "threading.Thread(target=threading.Event().wait, daemon=True).start()  # so the workers are spawned\n"
+        "try:\n"
+        "    list(pool.imap(nap, range(3)))\n"
+        "except AttributeError as exc:\n"
+        "    print(exc)\n"
+        "assert list(pool.imap(abs, [-1, -2])) == [1, 2]\n")
+    assert "Can't get attribute 'nap'" in out
+
+
 class _NeedsTwo(Exception):
     def __init__(self, first: str, second: str) -> None:
         super().__init__(f"{first} and {second}")  # pickles as (message,): rebuilding it here is a TypeError
