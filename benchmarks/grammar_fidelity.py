@@ -20,6 +20,8 @@ Needs the [grammar] extra and Debian's wordnet-base + wordnet-sense-index. Takes
 from __future__ import annotations
 
 import argparse
+import atexit
+import shutil
 import tempfile
 import time
 from pathlib import Path
@@ -66,6 +68,8 @@ def main() -> None:
     parser.add_argument("--work", type=Path, help="folder for the mined table and NLTK data (kept; reused when there)")
     args = parser.parse_args()
     work = args.work or Path(tempfile.mkdtemp(prefix="noisecraft-grammar-fidelity-"))
+    if args.work is None:  # a folder of our own: removed when the benchmark ends
+        atexit.register(shutil.rmtree, work, ignore_errors=True)
     start = time.perf_counter()
     confusions = work / "gec-confusions"
     if not confusions.exists():

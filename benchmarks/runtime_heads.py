@@ -18,8 +18,10 @@ Usage: python benchmarks/runtime_heads.py [--sentences 512] [--importance-senten
 from __future__ import annotations
 
 import argparse
+import atexit
 import csv
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -54,6 +56,7 @@ def overhead(folder: Path, inputs: list[tuple[str, ...]], budget: int, device: s
     model = head.model(task)
     head.run(task, inputs[:8])  # warm-up, then a fresh cache root so every input is computed
     os.environ["NOISECRAFT_CACHE"] = tempfile.mkdtemp(prefix="noisecraft-bench-cache-")
+    atexit.register(shutil.rmtree, os.environ["NOISECRAFT_CACHE"], ignore_errors=True)
     inside = [0.0, 0]
     forward = model.forward
 

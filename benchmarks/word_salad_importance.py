@@ -17,8 +17,10 @@ a message. Usage: python benchmarks/word_salad_importance.py [--pairs 64] [--dev
 from __future__ import annotations
 
 import argparse
+import atexit
 import csv
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -82,6 +84,7 @@ def main() -> None:
     if args.threads:
         torch.set_num_threads(args.threads)
     os.environ["NOISECRAFT_CACHE"] = tempfile.mkdtemp(prefix="noisecraft-bench-cache-")
+    atexit.register(shutil.rmtree, os.environ["NOISECRAFT_CACHE"], ignore_errors=True)
     kind = "cuda" if args.device.startswith("cuda") else "cpu"
     dtype = "auto" if kind == "cuda" else "float32"
     budget = DEFAULT_TOKEN_BUDGET[kind]

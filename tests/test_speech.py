@@ -5,6 +5,7 @@ a clear error without network. Every test has its own NOISECRAFT_CACHE (conftest
 from __future__ import annotations
 
 import json
+import tempfile
 
 import pyarrow.parquet as pq
 import pytest
@@ -52,6 +53,17 @@ def test_espeak_pocketsphinx_end_to_end_with_a_domain_lm(domain_lm):
     provenance = model.provenance()
     assert provenance["tts"]["engine"] == "espeak-ng" and provenance["tts"]["voice"] == "en-us"
     assert provenance["asr"]["engine"] == "pocketsphinx" and provenance["asr"]["lm"].startswith("sha256:")
+
+
+def test_the_cut_dictionary_leaves_no_file_behind(domain_lm, tmp_path, monkeypatch):
+    """pocketsphinx reads the dictionary cut to the LM's words when its decoder is made; the file goes then (it was
+    left in the temporary folder by every process that decoded with an LM)."""
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    model = fresh(tts="espeak", asr="pocketsphinx", lm=domain_lm)
+    assert all(noised.text for noised in model(QUESTIONS[:2]))
+    assert list(scratch.iterdir()) == []
 
 
 def test_espeak_pocketsphinx_generic_model_gives_some_transcript():

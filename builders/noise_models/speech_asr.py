@@ -99,10 +99,13 @@ class PocketsphinxRecogniser:
             from pocketsphinx import Decoder
 
             options: dict[str, Any] = {"samprate": SAMPLE_RATE, "loglevel": "FATAL"}
-            if self.lm is not None:
-                options["lm"] = self.lm
-                options["dict"] = str(_cut_dictionary(self.lm))
-            self._decoder = Decoder(**options)
+            if self.lm is None:
+                self._decoder = Decoder(**options)
+            else:  # the decoder reads its dictionary when it is made: the file is gone once it is
+                with tempfile.TemporaryDirectory(prefix="noisecraft-") as folder:
+                    words = Path(folder) / "words.dict"
+                    words.write_text(_cut_dictionary(self.lm), encoding="utf-8")
+                    self._decoder = Decoder(**options, lm=self.lm, dict=str(words))
         return self._decoder
 
     def recognise(self, clips: Sequence[Any]) -> list[str]:
@@ -135,9 +138,8 @@ def arpa_words(path: str | Path) -> set[str]:
 
 
 @cache
-def _cut_dictionary(lm: str) -> Path:
-    """The bundled CMU dictionary restricted to the words of ``lm`` (pronunciation variants kept), in a
-    temporary file that lives as long as the process."""
+def _cut_dictionary(lm: str) -> str:
+    """The text of the bundled CMU dictionary restricted to the words of ``lm`` (pronunciation variants kept)."""
     import pocketsphinx
 
     words = arpa_words(lm)
@@ -147,10 +149,7 @@ def _cut_dictionary(lm: str) -> Path:
     if not kept:
         raise ConfigError(f"pocketsphinx language model {Path(lm).name}: none of its words is in the CMU dictionary "
                           "(pocketsphinx models lower-case English words)")
-    handle = tempfile.NamedTemporaryFile("w", suffix=".dict", prefix="noisecraft-", delete=False, encoding="utf-8")
-    with handle:
-        handle.write("\n".join(kept) + "\n")
-    return Path(handle.name)
+    return "\n".join(kept) + "\n"
 
 
 def write_domain_lm(sentences: Sequence[str], path: str | Path) -> Path:
