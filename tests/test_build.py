@@ -269,7 +269,9 @@ def test_long_lived_blocks_nest_and_give_the_collector_back_as_it_was():
     with long_lived():
         outer = gc.get_freeze_count()
         assert outer > 0 and not any(o is kept for o in gc.get_objects())
-        made = [[]]  # made inside the outer block: frozen by the inner one
+        # made inside the outer block: frozen by the inner one (many, so that frozen objects another thread of the
+        # test process frees meanwhile, e.g. pytest-xdist's, cannot hide them from the count)
+        made = [[] for _ in range(10_000)]
         with long_lived():
             assert gc.get_freeze_count() > outer
         assert gc.get_freeze_count() > outer  # the inner end thaws nothing: the outer block is still open
