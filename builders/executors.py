@@ -216,6 +216,8 @@ class RayExecutor:
         """``function(item)`` for every item as a Ray task, in input order; at most ``in_flight`` (default: twice the
         cluster's CPUs) tasks submitted and not yet consumed, so the driver's memory holds a window, not the input.
         The model actors are released first: they hold the CPUs the tasks need."""
+        if in_flight is not None and in_flight < 1:
+            raise ValueError(f"in_flight must be at least 1, not {in_flight}")
         ray = self.start()
         self.release_actors()
         if self._remote is None:

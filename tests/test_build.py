@@ -530,10 +530,14 @@ def test_an_exception_that_does_not_unpickle_here_still_says_what_it_was():
 def test_in_flight_below_one_is_an_error_not_an_empty_map():
     from noisecraft.workers import WorkerPool
 
+    from noisecraft.executors import RayExecutor
+
     for num_proc in (1, 2):
         with WorkerPool(num_proc) as pool:
             with pytest.raises(ValueError, match="in_flight must be at least 1"):
                 list(pool.imap(_square, range(3), in_flight=-1))
+    with pytest.raises(ValueError, match="in_flight must be at least 1"):  # the same rule on Ray, before it starts
+        list(RayExecutor().imap(_square, range(3), in_flight=0))
 
 
 def test_a_worker_that_died_between_maps_fails_one_map_not_every_later_one():
