@@ -528,9 +528,8 @@ def test_an_exception_that_does_not_unpickle_here_still_says_what_it_was():
 
 
 def test_in_flight_below_one_is_an_error_not_an_empty_map():
-    from noisecraft.workers import WorkerPool
-
     from noisecraft.executors import RayExecutor
+    from noisecraft.workers import WorkerPool
 
     for num_proc in (1, 2):
         with WorkerPool(num_proc) as pool:
