@@ -161,6 +161,15 @@ def test_compose_typo_then_swap_merges_and_shifts_the_rest():
     )
 
 
+def test_merged_kinds_are_one_object_per_name():
+    """The statistics' C tally matches kinds by identity: a merged kind built per edit would miss it every time."""
+    original = "the quick brown fox"
+    first = [Edit(5, 6, "u", "y", "keyboard")]
+    second = [Edit(5, 7, "yi", "iy", "swap")]
+    one, other = compose(original, first, second), compose(original, list(first), list(second))
+    assert one[0].kind == "keyboard+swap" and one[0].kind is other[0].kind
+
+
 def test_compose_boundary_insertions_and_touching_edits_merge():
     original = "on the mat"
     first = [Edit(3, 6, "the", "teh", "misspelling")]
