@@ -32,7 +32,7 @@ from noisecraft.errors import ConfigError
 from noisecraft.extras import require
 from noisecraft.runtime.device import ACCELERATOR_VARIABLE, Accelerator, check_actor_accelerator, local_accelerator, models_run_on
 from noisecraft.runtime.offload import computing_on_actor
-from noisecraft.workers import WorkerPool
+from noisecraft.workers import WorkerPool, check_in_flight
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -216,8 +216,7 @@ class RayExecutor:
         """``function(item)`` for every item as a Ray task, in input order; at most ``in_flight`` (default: twice the
         cluster's CPUs) tasks submitted and not yet consumed, so the driver's memory holds a window, not the input.
         The model actors are released first: they hold the CPUs the tasks need."""
-        if in_flight is not None and in_flight < 1:
-            raise ValueError(f"in_flight must be at least 1, not {in_flight}")
+        check_in_flight(in_flight)
         ray = self.start()
         self.release_actors()
         if self._remote is None:

@@ -64,6 +64,12 @@ def start_method() -> str:
     return "spawn" if any(name in sys.modules for name in FORK_UNSAFE_MODULES) else "fork"
 
 
+def check_in_flight(in_flight: int | None) -> None:
+    """Refuse an ``in_flight`` below 1 (``None`` is an executor's default): every executor's one rule."""
+    if in_flight is not None and in_flight < 1:
+        raise ValueError(f"in_flight must be at least 1, not {in_flight}")
+
+
 class WorkerDied(RuntimeError):
     """A worker process ended while items it was given were still running (killed, out of memory, a crash)."""
 
@@ -290,8 +296,7 @@ class WorkerPool:
         items abandoned, and the next map starts new workers. Maps of one pool may be interleaved (each item has a
         number unique in the pool): a map stopped while another has items out only drops its own outcomes, and a
         map whose items the pool abandoned (closed under it) raises :class:`RuntimeError` instead of waiting."""
-        if in_flight is not None and in_flight < 1:
-            raise ValueError(f"in_flight must be at least 1, not {in_flight}")
+        check_in_flight(in_flight)
         if self.num_proc == 1:
             yield from map(function, items)
             return
