@@ -13,7 +13,7 @@ from pathlib import Path
 
 import datasets
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from noisecraft.errors import ConfigError, InputError
@@ -655,3 +655,54 @@ def test_the_per_page_memos_change_nothing(monkeypatch):
     monkeypatch.setattr(SentenceCache, "remember", lambda self, table, key, make: make())
     computed = WikiEditMiner("en").mine_file(dump)
     assert json.dumps(memoised.to_json(), ensure_ascii=False) == json.dumps(computed.to_json(), ensure_ascii=False)
+
+
+_OLD_SENTENCE_END = r"[.!?।॥؟]+[\"'”’»)\]]*\s+|[。！？]+[”’」』）]*"
+_OLD_LAST_WORD = r"(\S+)\.[\"'”’»)\]]*$"
+
+
+def _sentences_as_first_written(text: str, prefixes: frozenset[str]) -> list[str]:
+    """LanguageText.sentences with the patterns it was first written with: an alternation at the start of the stop
+    pattern, and a search over the whole candidate for its last word."""
+    import re
+
+    out = []
+    for line in text.splitlines():
+        start = 0
+        for match in re.finditer(_OLD_SENTENCE_END, line):
+            candidate = line[start : match.end()].strip()
+            last = re.search(_OLD_LAST_WORD, candidate) if "." in match.group() else None
+            if last and (last.group(1) in prefixes or len(last.group(1)) == 1):
+                continue
+            if candidate:
+                out.append(candidate)
+            start = match.end()
+        if line[start:].strip():
+            out.append(line[start:].strip())
+    return out
+
+
+SENTENCE_PIECES = [".", "..", "!", "?", "।", "॥", "؟", "。", "！", "？", "\"", "'", "”", "’", "»", ")", "]", "」", "』",
+                   "）", " ", "  ", "\t", "\n", "\u2028", "\x1c", "\xa0", "a", "Dr", "No", "e.g", "U.S", "x", "Word",
+                   "日本", "हिंदी", "3", "(", "[", "-"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.sampled_from(["en", "de", "hi", "zh"]), st.lists(st.sampled_from(SENTENCE_PIECES), max_size=30).map("".join))
+@example("en", "See a\tDr. Who here. Then\u2003e.g. this, and\xa0x. End")  # the last word after other whitespace
+@example("zh", "他说。」好！”Yes. No.」 x")
+def test_sentences_are_split_where_the_first_patterns_split_them(lang, text):
+    ours = LanguageText(lang)
+    assert ours.sentences(text) == _sentences_as_first_written(text, ours._prefixes)
+
+
+def test_sentences_of_every_line_of_the_real_dumps_are_unchanged():
+    from noisecraft.mining.wiki_text import strip_markup
+
+    for name, lang in (("enwiki-20140102.tiny.xml.gz", "en"), ("hiwiki_kahani_94revs.xml", "hi")):
+        ours = LanguageText(lang)
+        lines = {line for item in read_dump(corpus(f"mediawiki/{name}")) if isinstance(item, Revision) and item.text
+                 for line in item.text.split("\n")}
+        for line in lines:
+            text = strip_markup(line)
+            assert ours.sentences(text) == _sentences_as_first_written(text, ours._prefixes), line[:200]
