@@ -222,8 +222,10 @@ class WikiEditMiner:
                                           partial(self._line_pairs, cache, old_line, new_line))
 
     def _line_pairs(self, cache: SentenceCache, old_line: str, new_line: str) -> list[tuple[str, str]]:
-        """The aligned sentence pairs of an old line and the new line paired with it."""
-        return self._aligned(cache.sentences(old_line), cache.sentences(new_line))
+        """The aligned sentence pairs of an old line and the new line paired with it: none when their sentences are
+        the same (an edit of markup only, about a third of the line pairs), which difflib would align as equal."""
+        before, after = cache.sentences(old_line), cache.sentences(new_line)
+        return [] if before == after else self._aligned(before, after)
 
     @staticmethod
     def _aligned(before: list[str], after: list[str]) -> list[tuple[str, str]]:
