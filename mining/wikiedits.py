@@ -249,22 +249,23 @@ class WikiEditMiner:
         return cache.remember(cache.word_pairs, (before, after), lambda: self._word_pairs(cache, before, after))
 
     def _word_pairs(self, cache: SentenceCache, before: str, after: str) -> list[Pair]:
+        """The filters, cheapest first; a pair is kept when it passes them all, so their order changes nothing."""
         if Levenshtein.distance(before, after) > self.max_relative_distance * min(len(before), len(after)):
             return []
-        # The regex tokens bound the Moses ones closely enough to skip Moses (the slow part) on
-        # pairs that are clearly too long, too short or too different. A run of Thai, Chinese or Japanese is one
-        # regex token however many words the segmenter finds in it, so there they bound nothing from below.
-        quick_a, quick_b = cache.quick_tokens(before), cache.quick_tokens(after)
-        fewest = 1 if cache.text.segmented else self.min_tokens
-        if not (fewest <= len(quick_a) and fewest <= len(quick_b)) or \
-                len(quick_a) > 2 * self.max_tokens or len(quick_b) > 2 * self.max_tokens or \
-                len(set(quick_a) ^ set(quick_b)) > 4 * self.max_differing_tokens:
+        # Thai, Chinese and Japanese words come from a segmenter, slower than the regex tokens' bounds: those first
+        segmented = cache.text.segmented
+        if segmented and not self._within_regex_bounds(cache, before, after):
             return []
         a, b = cache.tokens(before), cache.tokens(after)
-        if not (self.min_tokens <= len(a) <= self.max_tokens and self.min_tokens <= len(b) <= self.max_tokens):
+        # every token of one side that the other lacks is in an edit: more than twice the edits allowed of them
+        # means more edits than allowed, found before difflib is asked
+        if not (self.min_tokens <= len(a) <= self.max_tokens and self.min_tokens <= len(b) <= self.max_tokens) or \
+                len(set(a) ^ set(b)) > 2 * self.max_differing_tokens:
             return []
         ops = [op for op in SequenceMatcher(None, a, b, autojunk=False).get_opcodes() if op[0] != "equal"]
         if not 0 < sum(max(i2 - i1, j2 - j1) for _, i1, i2, j1, j2 in ops) <= self.max_differing_tokens:
+            return []
+        if not segmented and not self._within_regex_bounds(cache, before, after):
             return []
         pairs = []
         for op, i1, i2, j1, j2 in ops:
@@ -273,6 +274,22 @@ class WikiEditMiner:
                     if noisy != correct and not _is_digits_or_punctuation(noisy) and not _is_digits_or_punctuation(correct):
                         pairs.append((correct, noisy))
         return pairs
+
+    def _within_regex_bounds(self, cache: SentenceCache, before: str, after: str) -> bool:
+        """Whether the regex tokens (:func:`noisecraft.text_units.tokenize`) of both sentences are within the bounds
+        they were first checked against to skip the slow tokenizer: at least ``min_tokens`` each (1 for Thai,
+        Chinese and Japanese, where a run of the script is one regex token however many words it holds), at most
+        twice ``max_tokens``, and at most four times ``max_differing_tokens`` in one sentence only.
+
+        The bounds are close to the tokenizer's own filters but not implied by them (a regex token is not a Moses
+        token: ``a_b`` is one, ``a'b`` three), so they stay part of what decides a kept pair, and the output is
+        what it was. Moses tokenises faster than the regex (its fast path), so for the other languages they are
+        checked last, on the few pairs that pass everything else.
+        """
+        quick_a, quick_b = cache.quick_tokens(before), cache.quick_tokens(after)
+        fewest = 1 if cache.text.segmented else self.min_tokens
+        return fewest <= len(quick_a) <= 2 * self.max_tokens and fewest <= len(quick_b) <= 2 * self.max_tokens and \
+            len(set(quick_a) ^ set(quick_b)) <= 4 * self.max_differing_tokens
 
     def mine_file(self, path: Path, on_page: Callable[[int, int], None] | None = None) -> FileResult:
         """Mine one dump file; a truncated or corrupt file keeps what came before the damage.

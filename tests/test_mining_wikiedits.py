@@ -706,3 +706,48 @@ def test_sentences_of_every_line_of_the_real_dumps_are_unchanged():
         for line in lines:
             text = strip_markup(line)
             assert ours.sentences(text) == _sentences_as_first_written(text, ours._prefixes), line[:200]
+
+
+def _word_pairs_in_the_first_order(miner: WikiEditMiner, text: LanguageText, before: str, after: str):
+    """WikiEditMiner._word_pairs as first written: the regex tokens' bounds before Moses, then difflib."""
+    import difflib
+
+    from rapidfuzz.distance import Levenshtein
+
+    from noisecraft.mining.wikiedits import _is_digits_or_punctuation
+
+    if Levenshtein.distance(before, after) > miner.max_relative_distance * min(len(before), len(after)):
+        return []
+    quick_a, quick_b = tokenize(before), tokenize(after)
+    fewest = 1 if text.segmented else miner.min_tokens
+    if not (fewest <= len(quick_a) and fewest <= len(quick_b)) or len(quick_a) > 2 * miner.max_tokens or \
+            len(quick_b) > 2 * miner.max_tokens or len(set(quick_a) ^ set(quick_b)) > 4 * miner.max_differing_tokens:
+        return []
+    a, b = text.tokens(before), text.tokens(after)
+    if not (miner.min_tokens <= len(a) <= miner.max_tokens and miner.min_tokens <= len(b) <= miner.max_tokens):
+        return []
+    ops = [op for op in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes() if op[0] != "equal"]
+    if not 0 < sum(max(i2 - i1, j2 - j1) for _, i1, i2, j1, j2 in ops) <= miner.max_differing_tokens:
+        return []
+    return [(correct, noisy) for op, i1, i2, j1, j2 in ops if op == "replace" and i2 - i1 == j2 - j1
+            for noisy, correct in zip(a[i1:i2], b[j1:j2])
+            if noisy != correct and not _is_digits_or_punctuation(noisy) and not _is_digits_or_punctuation(correct)]
+
+
+WORD_PIECES = ["a", "b", "cat", "cta", "the", "teh", "a_b", "a'b", "it's", "3", "3.5", ".", ",", "'", "_", "-", " ", " ",
+               " ", "é", "e\u0301", "U.S.", "Dr.", "!", "(", "हिंदी"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.sampled_from(["en", "fr", "hi"]), st.lists(st.sampled_from(WORD_PIECES), min_size=1, max_size=14),
+       st.lists(st.tuples(st.integers(0, 13), st.sampled_from(WORD_PIECES)), max_size=3))
+@example("en", ["x_yzzzz"], [(0, "x_yzzzy")])  # one regex token (too few), three Moses tokens: not kept
+def test_word_pairs_are_what_the_first_order_of_filters_kept(lang, pieces, edits):
+    """The filters now run cheapest first (Moses before the regex tokens' bounds); the kept pairs are the same."""
+    edited = list(pieces)
+    for index, piece in edits:
+        edited[index % len(edited)] = piece
+    before, after = "".join(pieces), "".join(edited)
+    miner, text = WikiEditMiner(lang), LanguageText(lang)
+    assert miner._word_pairs(SentenceCache(text), before, after) == \
+        _word_pairs_in_the_first_order(miner, text, before, after)
