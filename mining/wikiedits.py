@@ -67,12 +67,16 @@ def _most_similar(query: str, choices: list[str], cutoff: float = 0.0) -> str | 
 
     The direct call trims the strings' common prefix and suffix before comparing them, which ``extractOne``'s
     cached scorer does not: on two versions of a long paragraph it is several times faster (same scores, tested).
+    Each call asks only for a score above the best so far (rapidfuzz returns 0 for less, and bounds its search by
+    it): only a higher score changes the choice, and it comes back exact.
     """
     best, best_score = None, cutoff
     for choice in choices:
-        score = Levenshtein.normalized_similarity(query, choice, score_cutoff=cutoff)
+        score = Levenshtein.normalized_similarity(query, choice, score_cutoff=best_score)
         if score >= best_score and (best is None or score > best_score):
             best, best_score = choice, score
+            if score == 1.0:  # nothing scores higher
+                break
     return best
 
 
