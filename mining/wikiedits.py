@@ -269,14 +269,14 @@ class WikiEditMiner:
         ops = [op for op in SequenceMatcher(None, a, b, autojunk=False).get_opcodes() if op[0] != "equal"]
         if not 0 < sum(max(i2 - i1, j2 - j1) for _, i1, i2, j1, j2 in ops) <= self.max_differing_tokens:
             return []
-        if not segmented and not self._within_regex_bounds(cache, before, after):
-            return []
         pairs = []
         for op, i1, i2, j1, j2 in ops:
             if op == "replace" and i2 - i1 == j2 - j1:
                 for noisy, correct in zip(a[i1:i2], b[j1:j2]):
                     if noisy != correct and not _is_digits_or_punctuation(noisy) and not _is_digits_or_punctuation(correct):
                         pairs.append((correct, noisy))
+        if pairs and not segmented and not self._within_regex_bounds(cache, before, after):
+            return []
         return pairs
 
     def _within_regex_bounds(self, cache: SentenceCache, before: str, after: str) -> bool:
@@ -288,7 +288,7 @@ class WikiEditMiner:
         The bounds are close to the tokenizer's own filters but not implied by them (a regex token is not a Moses
         token: ``a_b`` is one, ``a'b`` three), so they stay part of what decides a kept pair, and the output is
         what it was. Moses tokenises faster than the regex (its fast path), so for the other languages they are
-        checked last, on the few pairs that pass everything else.
+        checked last, on the few pairs that would give word pairs.
         """
         quick_a, quick_b = cache.quick_tokens(before), cache.quick_tokens(after)
         fewest = 1 if cache.text.segmented else self.min_tokens
