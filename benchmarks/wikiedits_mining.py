@@ -81,10 +81,13 @@ if mode == "before":  # the slow paths the speed-ups replaced (same output, test
         return found[0] if found else None
     wikiedits._most_similar = extract_one
 # steady state: load the lazily imported libraries and build the regexes before timing (the small export gives no
-# sentence pair that reaches the quick tokens, so their pattern, a class of every combining mark, is built here)
+# sentence pair that reaches the tokenizers, so the quick tokens' pattern, a class of every combining mark, and the
+# patterns of Moses' fast path are built here)
 WikiEditMiner(sys.argv[3]).mine_file(Path(sys.argv[4]))
+from noisecraft.mining.wiki_text import LanguageText
 from noisecraft.text_units import tokenize
 tokenize("warm")
+LanguageText(sys.argv[3]).tokens("Warm-up: it's Dr. Smith's 3,000, 'dots'... done.")
 start = time.process_time()
 if mode == "bare":
     pages = sum(1 for item in read_dump(path) if not hasattr(item, "text"))
