@@ -8,9 +8,10 @@
  * segment's `nonempty` and whether its raw text is plain, free and bracketed external links, arguments with and
  * without a default, tags and their names, `_collapsed`'s outer newlines off and runs of 3+ newlines to 2).
  *
- * Why: edit mining strips one paragraph per revision; the Python walk was two thirds of that (~55 us a line, the
- * tokenizer the rest). Here a segment is a buffer of code points: a node's stripped text is collapsed straight into
- * its parent's buffer and only the final string becomes a Python object. Entities (rare) are normalised by calling
+ * Why: edit mining strips every changed paragraph; in Python the walk took about as long as mwparserfromhell's C
+ * tokenizer (17-20 us each for a paragraph of ~400 characters, 23 tokens), here 3.3 us. A segment is a buffer of code
+ * points: a node's stripped text is collapsed straight into its parent's buffer and only the final string becomes a
+ * Python object. Entities (rare) are normalised by calling
  * back into mwparserfromhell's own HTMLEntity, and a tag's visibility by its is_visible, so those rules stay theirs.
  *
  * A Text token's text must be a str (the tokenizer's always is). tests/test_wikistrip_c.py checks this walk against

@@ -10,8 +10,9 @@ contents are not empty; headings: their title; entities: the character, through 
 ``HTMLEntity.normalize``). A token stream this walk does not expect (one the builder would refuse, or a tag name
 that is not plain text) raises :class:`Unsupported`, and the caller strips that text with mwparserfromhell itself.
 
-The walk runs in C (``noisecraft._wikistrip``, builders/_wikistrip.c: an optional extension, ~5x faster) where it
-was built; :class:`_Walk` below is the reference it follows branch for branch, and the fallback without it.
+The walk runs in C (``noisecraft._wikistrip``, builders/_wikistrip.c, an optional extension: 3.3 instead of 17-20 us
+for a mining paragraph of ~400 characters, whose tokenizing takes ~17 us) where it was built; :class:`_Walk` below is
+the reference it follows branch for branch, and the fallback without it.
 
 Tested against mwparserfromhell on every paragraph of the shared MediaWiki dumps and on generated markup
 (tests/test_mining_wikiedits.py, and both walks against each other in tests/test_wikistrip_c.py), so the mined
