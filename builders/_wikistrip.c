@@ -458,8 +458,8 @@ static PyObject *Walker_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
     if (!self) return NULL;
     for (int i = 0; i < TOKEN_COUNT; i++) {
         if (!(self->types[i] = PyObject_GetAttrString(tokens, token_names[i]))) goto fail;
-        if (!PyType_Check(self->types[i])) {
-            PyErr_Format(PyExc_TypeError, "Walker: tokens.%s is not a class", token_names[i]);
+        if (!PyType_Check(self->types[i]) || !PyType_IsSubtype((PyTypeObject *)self->types[i], &PyDict_Type)) {
+            PyErr_Format(PyExc_TypeError, "Walker: tokens.%s is not a token class (a dict subclass)", token_names[i]);
             goto fail;
         }
     }

@@ -13,6 +13,7 @@ import gc
 import subprocess
 import sys
 import tracemalloc
+import types
 from functools import reduce
 from operator import add
 from typing import Any
@@ -296,3 +297,14 @@ def test_the_c_walk_allocates_nothing_that_outlives_a_call():
     finally:
         tracemalloc.stop()
     assert grown < 16_000, grown
+
+
+def test_a_walker_made_from_the_wrong_classes_says_which():
+    _c_walk()
+    tokens, _, entity, visible = wiki_markup._library()
+    not_tokens = types.SimpleNamespace(**{name: getattr(tokens, name) for name in dir(tokens) if name[0].isupper()})
+    not_tokens.HeadingEnd = object
+    with pytest.raises(TypeError, match=r"^Walker: tokens\.HeadingEnd is not a token class"):
+        wiki_markup._CompiledWalker(not_tokens, wiki_markup.Unsupported, entity, visible)
+    with pytest.raises(TypeError, match="unsupported must be an exception class"):
+        wiki_markup._CompiledWalker(tokens, "Unsupported", entity, visible)
