@@ -1,4 +1,5 @@
-"""The optional C extensions (``noisecraft._twister``, ``noisecraft._counting``), for the modules that use them.
+"""The optional C extensions (``noisecraft._twister``, ``noisecraft._counting``, ``noisecraft._wikistrip``), for the
+modules that use them.
 
 ``pip install`` builds each one where a C compiler is present. Without one, the modules that would use it run their
 Python code instead, with the same results, only slower: silent by design, nothing is wrong. An extension that was

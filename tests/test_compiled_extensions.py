@@ -1,9 +1,9 @@
 """The optional C extensions are built where the suite runs in CI.
 
-``noisecraft._twister`` (seeding) and ``noisecraft._counting`` (statistics) are optional: without a C compiler
-``pip install`` goes on without them and the pure-Python paths give the same bytes. The tests of the compiled paths
-therefore skip when an extension is missing, which on CI would hide them: there (``CI`` set, as .ci/run runs, with
-gcc installed) a missing extension is a failure, like a missing corpus.
+``noisecraft._twister`` (seeding), ``noisecraft._counting`` (statistics) and ``noisecraft._wikistrip`` (wikitext
+stripping) are optional: without a C compiler ``pip install`` goes on without them and the pure-Python paths give
+the same bytes. The tests of the compiled paths therefore skip when an extension is missing, which on CI would hide
+them: there (``CI`` set, as .ci/run runs, with gcc installed) a missing extension is a failure, like a missing corpus.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import os
 
 import pytest
 
-EXTENSIONS = ["noisecraft._twister", "noisecraft._counting"]
+EXTENSIONS = ["noisecraft._twister", "noisecraft._counting", "noisecraft._wikistrip"]
 
 
 @pytest.mark.parametrize("name", EXTENSIONS)
