@@ -127,9 +127,10 @@ _STOP_THEN_SPACE = re.compile(r"\.\s")
 def _char_ranges(chars: str) -> str:
     """The inside of a regex class of exactly the characters of ``chars``, written as ranges.
 
-    sacremoses builds its classes as ``"[" + chars + "]"``: thousands of characters, 20-40 ms to compile each. As
-    ranges the same class compiles in about a millisecond, and it matches the same characters as sacremoses' text
-    as long as that text holds no character special in a class (``\\ ] [ ^ -``; its sets hold none, tested).
+    sacremoses builds its classes as ``"[" + chars + "]"``: thousands of characters; an apostrophe rule with two
+    letter classes takes about 28 ms to compile, 4 ms with the classes as ranges. Ranges match the same characters
+    as sacremoses' text as long as that text holds no character special in a class (``\\ ] [ ^ -``; its sets hold
+    none, tested).
     """
     points = sorted({ord(char) for char in chars})
     ranges: list[str] = []
