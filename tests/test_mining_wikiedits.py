@@ -751,3 +751,46 @@ def test_word_pairs_are_what_the_first_order_of_filters_kept(lang, pieces, edits
     miner, text = WikiEditMiner(lang), LanguageText(lang)
     assert miner._word_pairs(SentenceCache(text), before, after) == \
         _word_pairs_in_the_first_order(miner, text, before, after)
+
+
+def _changed_lines_by_lists(old: str, new: str) -> tuple[list[str], list[str]]:
+    """changed_lines as first written: both revisions split into lines, compared line by line from each end."""
+    a, b = old.split("\n"), new.split("\n")
+    head, limit = 0, min(len(a), len(b))
+    while head < limit and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < limit - head and a[-1 - tail] == b[-1 - tail]:
+        tail += 1
+    a, b = a[head : len(a) - tail], b[head : len(b) - tail]
+    if not a or not b:
+        return [line for line in a if line.strip()], [line for line in b if line.strip()]
+    in_a, in_b = set(a), set(b)
+    return [line for line in a if line not in in_b and line.strip()], [line for line in b if line not in in_a and line.strip()]
+
+
+def test_changed_lines_found_on_the_text_are_those_of_the_lists_of_lines_for_every_short_text():
+    import itertools
+
+    texts = ["".join(chars) for size in range(5) for chars in itertools.product("ab\n ", repeat=size)]
+    for old in texts:
+        for new in texts:
+            assert changed_lines(old, new) == _changed_lines_by_lists(old, new), (old, new)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(["a", "b", "\n", " ", "ab\n", "\n\n", "é", "日本\n"]), max_size=20).map("".join),
+       st.lists(st.tuples(st.integers(0, 40), st.integers(0, 3), st.sampled_from(["", "a", "\n", "b\n", "\n\n"])),
+                max_size=4))
+def test_changed_lines_found_on_the_text_are_those_of_the_lists_of_lines(old, edits):
+    new = list(old)
+    for at, length, text in edits:
+        new[at : at + length] = text
+    assert changed_lines(old, "".join(new)) == _changed_lines_by_lists(old, "".join(new))
+
+
+def test_changed_lines_of_the_real_histories_are_those_of_the_lists_of_lines():
+    for name in ("enwiki-20140102.tiny.xml.gz", "hiwiki_kahani_94revs.xml"):
+        texts = [item.text for item in read_dump(corpus(f"mediawiki/{name}")) if isinstance(item, Revision) and item.text]
+        for old, new in zip(texts, texts[1:]):
+            assert changed_lines(old, new) == _changed_lines_by_lists(old, new)
