@@ -291,8 +291,8 @@ class WikiEditMiner:
         twice ``max_tokens``, and at most four times ``max_differing_tokens`` in one sentence only.
 
         The bounds are close to the tokenizer's own filters but not implied by them (a regex token is not a Moses
-        token: ``a_b`` is one, ``a'b`` three), so they stay part of what decides a kept pair, and the output is
-        what it was. Moses tokenises faster than the regex (its fast path), so for the other languages they are
+        token: ``a_b`` is one regex token and three Moses tokens, English ``a'b`` three and two), so they stay part
+        of what decides a kept pair, and the output is what it was. Moses tokenises faster than the regex (its fast path), so for the other languages they are
         checked last, on the few pairs that would give word pairs.
         """
         quick_a, quick_b = cache.quick_tokens(before), cache.quick_tokens(after)
