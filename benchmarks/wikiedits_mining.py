@@ -101,7 +101,7 @@ peak_kb = next(int(line.split()[1]) for line in open("/proc/self/status") if lin
 print(elapsed, pages, pairs, peak_kb)
 """
 MODES = ("bare", "before", "after")
-#: "mining, now" vs the bare parse as last measured (README, --mb 50, idle machine), before this session's changes
+#: "mining, now" vs the bare parse as measured (README, --mb 50, idle machine) before the last round of speed-ups
 #: (Moses' fast path, the C strip walk, the sentence pattern, the filter order, pairing cutoffs, changed lines on the
 #: text): the column this run's ratio is read against.
 PREVIOUS = {"plain": "4.72x", "gzip": "4.20x"}
