@@ -15,7 +15,10 @@ Each process first mines a small real export, so that library imports and regex 
 (about 0.5 s, once per process) are not counted: the numbers are steady-state throughput. Times are the
 child's CPU seconds (``time.process_time``; one thread, so on an idle core they equal wall seconds): on a
 machine shared with other jobs, wall time measures the neighbours. The three jobs are interleaved
-``--repeat`` times and the medians reported, with the load average before and after.
+``--repeat`` times (the bare parse, then mining now, then mining before) and the medians reported, with the load
+average before and after. The ratio to the bare parse is the median of each repeat's own ratio: the speed of a
+shared machine moves by up to 2x from one minute to the next, and runs seconds apart see the same speed, where
+medians taken job by job may come from different minutes.
 
 Prints pages/s, MB/s of decompressed XML, the ratio to the bare parse (beside the ratio the previous measurement of
 "mining, now" gave, :data:`PREVIOUS`), the word pairs found (before and after must agree), and each process's peak
@@ -101,6 +104,7 @@ peak_kb = next(int(line.split()[1]) for line in open("/proc/self/status") if lin
 print(elapsed, pages, pairs, peak_kb)
 """
 MODES = ("bare", "before", "after")
+RUN_ORDER = ("bare", "after", "before")  # mining now right after the bare parse it is divided by
 #: "mining, now" vs the bare parse as measured (README, --mb 50, idle machine) before the last round of speed-ups
 #: (Moses' fast path, the C strip walk, the sentence pattern, the filter order, pairing cutoffs, changed lines on the
 #: text): the column this run's ratio is read against.
@@ -136,21 +140,24 @@ def main() -> None:
         for label, path in (("plain", plain), ("gzip", packed)):
             runs: dict[str, list[tuple[float, int, int, float]]] = {mode: [] for mode in MODES}
             for _ in range(args.repeat):
-                for mode in MODES:
+                for mode in RUN_ORDER:
                     runs[mode].append(run(path, mode, warm_up))
             seconds = {mode: statistics.median(r[0] for r in runs[mode]) for mode in MODES}
+            ratios = {mode: statistics.median(r[0] / bare[0] for r, bare in zip(runs[mode], runs["bare"]))
+                      for mode in MODES}
             for mode in MODES:
                 _, n_pages, pairs, _ = runs[mode][0]
                 rss = max(r[3] for r in runs[mode])
                 job = {"bare": "bare parse", "before": "mining, before", "after": "mining, now"}[mode]
                 rows.append((label, job, f"{seconds[mode]:.2f}", f"{n_pages / seconds[mode]:,.0f}",
-                             f"{mb / seconds[mode]:.1f}", f"{seconds[mode] / seconds['bare']:.2f}x",
+                             f"{mb / seconds[mode]:.1f}", f"{ratios[mode]:.2f}x",
                              PREVIOUS[label] if mode == "after" else "", pairs, f"{rss:.0f}"))
             if len({r[2] for mode in ("before", "after") for r in runs[mode]}) != 1:
                 raise SystemExit("before and after found different word pairs: the speed-ups changed the output")
         from noisecraft.stats import format_table
 
-        print(f"median of {args.repeat} interleaved runs, CPU seconds; {load()}\n")
+        print(f"median of {args.repeat} interleaved runs, CPU seconds (vs bare: median of the runs' own ratios); "
+              f"{load()}\n")
         print(format_table(("file", "job", "CPU s", "pages/s", "MB/s", "vs bare", "previously", "word pairs",
                            "peak RSS MB"), rows))
 
