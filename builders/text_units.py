@@ -26,8 +26,9 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 
 
-def _ranges(codepoints: list[int]) -> str:
-    """Regex character-class body for a sorted list of code points, as ranges."""
+def class_ranges(codepoints: list[int]) -> str:
+    """Regex character-class body for a sorted list of code points, as ranges (a class of thousands of characters
+    written out compiles several times slower)."""
     parts: list[str] = []
     first = prev = codepoints[0]
     for cp in codepoints[1:] + [-1]:
@@ -42,7 +43,7 @@ def _ranges(codepoints: list[int]) -> str:
 @cache
 def _mark_class() -> str:
     marks = [cp for cp in range(sys.maxunicode + 1) if unicodedata.category(chr(cp))[0] == "M"]
-    return _ranges(marks)
+    return class_ranges(marks)
 
 
 @cache

@@ -132,16 +132,7 @@ def _char_ranges(chars: str) -> str:
     as sacremoses' text as long as that text holds no character special in a class (``\\ ] [ ^ -``; its sets hold
     none, tested).
     """
-    points = sorted({ord(char) for char in chars})
-    ranges: list[str] = []
-    start = end = points[0]
-    for point in points[1:] + [-1]:  # -1: a sentinel that closes the last range
-        if point == end + 1:
-            end = point
-            continue
-        ranges.append(re.escape(chr(start)) if start == end else f"{re.escape(chr(start))}-{re.escape(chr(end))}")
-        start = end = point
-    return "".join(ranges)
+    return text_units.class_ranges(sorted({ord(char) for char in chars}))
 
 
 def _in_context(mark: str, before: str | None, after: str | None) -> re.Pattern[str]:

@@ -292,8 +292,8 @@ class WikiEditMiner:
 
         The bounds are close to the tokenizer's own filters but not implied by them (a regex token is not a Moses
         token: ``a_b`` is one regex token and three Moses tokens, English ``a'b`` three and two), so they stay part
-        of what decides a kept pair, and the output is what it was. Moses tokenises faster than the regex (its fast path), so for the other languages they are
-        checked last, on the few pairs that would give word pairs.
+        of what decides a kept pair, and the output is what it was. Moses tokenises faster than the regex (its fast
+        path), so for the other languages they are checked last, on the few pairs that would give word pairs.
         """
         quick_a, quick_b = cache.quick_tokens(before), cache.quick_tokens(after)
         fewest = 1 if cache.text.segmented else self.min_tokens
