@@ -11,16 +11,13 @@ import re
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_mining_wikiedits import READABLE_DUMPS
 
 from noisecraft.mining.mediawiki import Revision, read_dump
 from noisecraft.mining.wiki_text import LanguageText, _char_ranges, _moses_class, strip_markup
 
 from conftest import corpus
 
-#: Every shared MediaWiki dump the reader takes (hiwiki.tar.gz is an archive it refuses).
-DUMPS = ("enwiki-20140102.tiny.xml.gz", "hiwiki_kahani_94revs.xml", "hiwiki_main_page_13revs.xml",
-         "pywikibot_article-pear_export-0.10.xml", "pywikibot_article-pear_export-0.3.xml",
-         "pywikibot_article-pyrus-utf16.xml", "pywikibot_article-pyrus.xml.bz2", "pywikibot_pair_export-0.10.xml")
 #: en and fr/it have their own apostrophe rules, the others share one; ko widens sacremoses' letter classes.
 LANGUAGES = ("en", "fr", "it", "de", "hi", "fi", "ko")
 
@@ -59,7 +56,7 @@ def _pair(lang: str):
 def _dump_sentences(lang: str) -> set[str]:
     """Every sentence of every revision of the shared dumps, split as the miner splits them (line by line, markup
     stripped)."""
-    lines = {line for name in DUMPS for item in read_dump(corpus(f"mediawiki/{name}"))
+    lines = {line for name in READABLE_DUMPS for item in read_dump(corpus(f"mediawiki/{name}"))
              if isinstance(item, Revision) and item.text for line in item.text.split("\n")}
     text = LanguageText(lang)
     return {sentence for line in lines for sentence in text.sentences(strip_markup(line))}

@@ -22,17 +22,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from mwparserfromhell.parser import tokens as T
-from test_mining_wikiedits import MARKUP_PIECES
+from test_mining_wikiedits import MARKUP_PIECES, READABLE_DUMPS, _full_parse
 
 from noisecraft.mining import wiki_markup
 from noisecraft.mining.mediawiki import Revision, read_dump
 from noisecraft.mining.wiki_text import _REFERENCES
 
 from conftest import corpus
-
-DUMPS = ["enwiki-20140102.tiny.xml.gz", "hiwiki_kahani_94revs.xml", "hiwiki_main_page_13revs.xml",
-         "pywikibot_article-pear_export-0.3.xml", "pywikibot_article-pear_export-0.10.xml",
-         "pywikibot_article-pyrus-utf16.xml", "pywikibot_article-pyrus.xml.bz2", "pywikibot_pair_export-0.10.xml"]
 
 
 def _c_walk():
@@ -54,11 +50,6 @@ def _outcome(walk, token_list: list[Any]) -> tuple[str, str]:
         return type(exc).__name__, str(exc)
 
 
-def _full_parse(text: str) -> str:
-    import mwparserfromhell
-
-    return mwparserfromhell.parse(text).strip_code(normalize=True, collapse=True)
-
 
 def test_strip_tokens_uses_the_c_walk_where_it_is_built():
     _c_walk()
@@ -68,7 +59,7 @@ def test_strip_tokens_uses_the_c_walk_where_it_is_built():
 
 def test_the_c_walk_equals_the_python_walk_and_the_full_parse_on_every_line_and_revision_of_the_real_dumps():
     c_walk = _c_walk()
-    revisions = {item.text for name in DUMPS for item in read_dump(corpus(f"mediawiki/{name}"))
+    revisions = {item.text for name in READABLE_DUMPS for item in read_dump(corpus(f"mediawiki/{name}"))
                  if isinstance(item, Revision) and item.text}
     lines = {line for text in revisions for line in text.split("\n")}
     pieces = lines | revisions
