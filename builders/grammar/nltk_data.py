@@ -24,6 +24,7 @@ from pathlib import Path
 
 from noisecraft.errors import ConfigError, InputError
 from noisecraft.extras import require
+from noisecraft.grammar.perceptron_training import train_tagger
 from noisecraft.grammar.tagging import PERCEPTRON
 
 #: Where Debian's wordnet-base and wordnet-sense-index put WordNet 3.0.
@@ -93,8 +94,9 @@ def tagged_sentences(path: Path) -> list[list[tuple[str, str]]]:
 def train_perceptron(root: Path, sentences: list[list[tuple[str, str]]], iterations: int) -> None:
     """NLTK's perceptron trained on ``sentences``, written as ``<root>/taggers/averaged_perceptron_tagger_eng``.
 
-    Its training shuffles with the global ``random``: the state is saved and restored around a fixed seed, so
-    the weights are the same on every run and the process's generator is left as it was."""
+    Trained by :func:`~noisecraft.grammar.perceptron_training.train_tagger` (NLTK's weights, faster). The training
+    shuffles with the global ``random``: the state is saved and restored around a fixed seed, so the weights are
+    the same on every run and the process's generator is left as it was."""
     require("nltk", "grammar")
     from nltk.tag.perceptron import PerceptronTagger
 
@@ -104,7 +106,7 @@ def train_perceptron(root: Path, sentences: list[list[tuple[str, str]]], iterati
     try:
         random.seed(0)
         tagger = PerceptronTagger(load=False)
-        tagger.train(sentences, nr_iter=iterations)
+        train_tagger(tagger, sentences, iterations)
     finally:
         random.setstate(state)
     folder = root / "taggers" / PERCEPTRON
