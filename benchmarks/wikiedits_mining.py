@@ -137,7 +137,7 @@ if mode == "floor":  # mine once, recording the compiled calls; then time those 
                     ([], [])),
         "regex tokens": (words.findall, calls["quick"], ("",)),
     }
-    def seconds(call, arguments):
+    def replay_seconds(call, arguments):
         gc.collect()
         gc.disable()  # the recorded calls are many live objects: collections would be timed with the calls
         start = time.process_time()
@@ -146,10 +146,9 @@ if mode == "floor":  # mine once, recording the compiled calls; then time those 
         elapsed = time.process_time() - start
         gc.enable()
         return elapsed
-    parts = {name: max(0.0, seconds(call, arguments) - seconds(call, [empty] * len(arguments)))
+    parts = {name: max(0.0, replay_seconds(call, arguments) - replay_seconds(call, [empty] * len(arguments)))
              for name, (call, arguments, empty) in replays.items()}
-    peak_kb = 0
-    print(sum(parts.values()), result.stats["pages"], result.stats["word_pairs"], peak_kb,
+    print(sum(parts.values()), result.stats["pages"], result.stats["word_pairs"], 0,  # no peak RSS of its own
           *(f"{name.replace(' ', '_')}={seconds}" for name, seconds in parts.items()))
     raise SystemExit
 start = time.process_time()
@@ -218,7 +217,7 @@ def main() -> None:
             for _ in range(args.repeat):
                 for mode in RUN_ORDER:
                     runs[mode].append(run(path, mode, warm_up))
-                if label == "plain":  # the floor right after a bare parse, which it is added to
+                if label == "plain":  # the floor, added to this repeat's bare parse
                     floor, parts = run_with_parts(path, "floor", warm_up)
                     floors.append((floor[0], runs["bare"][-1][0], parts))
             seconds = {mode: statistics.median(r[0] for r in runs[mode]) for mode in MODES}
