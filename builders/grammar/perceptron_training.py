@@ -42,10 +42,11 @@ def train_tagger(tagger: Any, sentences: list[list[tuple[str, str]]], iterations
     tagger.model.classes = tagger.classes
     labels = sorted(tagger.classes)
     index = {label: k for k, label in enumerate(labels)}
+    size = len(labels)
     weights: dict[str, np.ndarray] = {}  # feature -> its weight for each label (the order of ``labels``)
     totals: dict[str, dict[int, float]] = {}  # NLTK's _totals and _tstamps, per feature and label index
     stamps: dict[str, dict[int, int]] = {}
-    no_scores = np.zeros(len(labels))
+    no_scores = np.zeros(size)
     seen = 0  # NLTK's model.i: the words scored so far
     for _ in range(iterations):
         for sentence in tagger._sentences:
@@ -58,11 +59,11 @@ def train_tagger(tagger: Any, sentences: list[list[tuple[str, str]]], iterations
                     features = tagger._get_features(position, word, context, prev, prev2)
                     rows = [weights[feature] for feature in features if feature in weights]
                     scores = np.add.reduce(rows) if rows else no_scores
-                    best = len(labels) - 1 - int(scores[::-1].argmax())  # the last of the highest
+                    best = size - 1 - int(scores[::-1].argmax())  # the last of the highest
                     guess = labels[best]
                     seen += 1
                     if tags[position] != guess:
-                        _update(weights, totals, stamps, features, index[tags[position]], best, seen, len(labels))
+                        _update(weights, totals, stamps, features, index[tags[position]], best, seen, size)
                 prev2, prev = prev, guess
         random.shuffle(tagger._sentences)
     tagger._sentences = None
