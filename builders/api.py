@@ -25,7 +25,7 @@ from noisecraft.noise_models.base import NoiseModel
 from noisecraft.noise_models.registry import chain, create, parse_noise
 from noisecraft.noising import NoiseJob, check_text_fields, perturb_rows, prepare_field
 from noisecraft.pipeline import BuiltConfig, build_all, output_features
-from noisecraft.recipe import load_recipe, requests
+from noisecraft.recipe import find_recipe, load_recipe, requests
 from noisecraft.schema import class_names, to_features
 from noisecraft.version import DEFAULT_DATASET_VERSION
 
@@ -163,10 +163,11 @@ def build_recipe(path: str | Path, out: str | Path, *, data_dir: str | Path | No
                  num_proc: int = 1, batch_size: int = 1000, overwrite: bool = False,
                  progress: bool = True, add_source: bool = False, engine: str = "local",
                  ray_address: str | None = None) -> list[BuiltConfig]:
-    """Every config of a recipe into ``out``; ``noisecraft build RECIPE.toml`` calls exactly this. ``seed`` and
+    """Every config of a recipe into ``out``; ``noisecraft build RECIPE`` calls exactly this. ``path`` is a recipe
+    file or the name of a recipe that ships with noisecraft (:func:`~noisecraft.recipe.catalogue`). ``seed`` and
     ``sets`` (``key=value``) override the recipe; ``version`` and ``pretty_name`` default to the recipe's.
     ``engine`` and ``ray_address`` as for :func:`build`."""
-    recipe = load_recipe(Path(path), seed, sets)
+    recipe = load_recipe(find_recipe(path), seed, sets)
     return build_all(Path(out), requests(recipe, Path(data_dir) if data_dir else None),
                      version=version or recipe.version, pretty_name=pretty_name or recipe.pretty_name,
                      recipe=recipe.table, num_proc=num_proc, batch_size=batch_size, overwrite=overwrite,

@@ -21,7 +21,8 @@ from noisecraft.version import DEFAULT_DATASET_VERSION, __version__
 
 EPILOG = """examples:
   noisecraft demo
-  noisecraft build scripts/recipes/noiseqa-keyboard.toml --data-dir corpora/ --out out/
+  noisecraft recipes
+  noisecraft build noiseqa-keyboard --data-dir corpora/ --out out/
   noisecraft build --source xquad --lang de --noise keyboard --out out/
   noisecraft build --source xquad --lang de --lang ru --data-dir corpora/ --data-file 'xquad/xquad.{lang}.json' --out out/
   noisecraft build --source glue/mrpc --noise 'swap(rate=0.1)' --seed 3 --out out/
@@ -91,8 +92,9 @@ def _parser() -> argparse.ArgumentParser:
                     "and write one config per (language, noise) into --out, with a dataset card.",
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    build.add_argument("recipe", nargs="?", type=Path, metavar="RECIPE.toml",
-                       help="build every config of a recipe (scripts/recipes/ holds the catalogue) instead of --source")
+    build.add_argument("recipe", nargs="?", metavar="RECIPE",
+                       help="build every config of a recipe instead of --source: a TOML file, or the name of a recipe "
+                            "that ships with noisecraft (noisecraft recipes lists them)")
     data = build.add_argument_group("data")
     data.add_argument("--source", choices=SOURCE_NAMES, metavar="SOURCE", help=f"benchmark: {', '.join(SOURCE_NAMES)}")
     data.add_argument("--lang", action="append", metavar="LANG",
@@ -241,6 +243,9 @@ def _parser() -> argparse.ArgumentParser:
                            help="POS-tagged training sentences, e.g. CoNLL-2003 eng.train")
     nltk_data.add_argument("--iterations", type=int, default=5, help="perceptron training passes (default: %(default)s)")
 
+    commands.add_parser("recipes", help="list the recipes that ship with noisecraft (noisecraft build NAME builds one)",
+                        description="List the recipe catalogue, one line each: its name and what it builds. "
+                                    "noisecraft build NAME builds a recipe by name from any folder.")
     commands.add_parser("layouts", help="list the built-in keyboard layouts and their languages",
                         description="List the built-in keyboard layouts and their languages.")
     commands.add_parser("noises", help="list every noise model with its version, capabilities and parameters",
@@ -279,7 +284,7 @@ def cmd_build(args: argparse.Namespace) -> int:
             raise ConfigError(f"a recipe declares its own data and noise: {', '.join(clashing)} cannot be combined with "
                               "it (use --set key=value)")
     elif args.source is None:
-        raise ConfigError("give a recipe (noisecraft build RECIPE.toml) or --source")
+        raise ConfigError("give a recipe (noisecraft build RECIPE: a file or a name from noisecraft recipes) or --source")
     elif args.sets:
         raise ConfigError("--set applies to recipes")
     execution = {"num_proc": _num_proc(args), "batch_size": args.batch_size, "overwrite": args.overwrite,
@@ -401,6 +406,13 @@ def cmd_layouts(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_recipes(args: argparse.Namespace) -> int:
+    from noisecraft.recipe import catalogue_lines
+
+    print("\n".join(catalogue_lines()))
+    return 0
+
+
 def cmd_noises(args: argparse.Namespace) -> int:
     from noisecraft.noise_models.catalogue import LATEST, entries
 
@@ -435,8 +447,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"noisecraft: error: {exc}", file=sys.stderr)
         return 2
     handlers = {"build": cmd_build, "demo": cmd_demo, "publish": cmd_publish, "mine": cmd_mine,
-                "layouts": cmd_layouts, "noises": cmd_noises, "evaluate": cmd_evaluate, "probe": cmd_probe,
-                "setup": cmd_setup}
+                "layouts": cmd_layouts, "noises": cmd_noises, "recipes": cmd_recipes, "evaluate": cmd_evaluate,
+                "probe": cmd_probe, "setup": cmd_setup}
     try:
         return handlers[args.command](args)
     except NoisecraftError as exc:

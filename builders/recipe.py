@@ -31,6 +31,7 @@ import copy
 import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass
+from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
@@ -117,6 +118,37 @@ def _check_types(where: str, table: dict[str, Any], types: dict[str, type], list
         value = table[key]
         if not isinstance(value, list) or not value or not all(type(v) is kind for v in value):
             raise ConfigError(f"{where}: {key!r} must be a non-empty list of {_type_name(kind())}s, got {value!r}")
+
+
+def catalogue() -> dict[str, Path]:
+    """The recipes that ship with noisecraft (``scripts/recipes/`` in a checkout, ``noisecraft/recipes/`` installed),
+    by name: the file name without ``.toml``."""
+    folder = files("noisecraft.recipes")
+    return {entry.name.removesuffix(".toml"): Path(str(entry))
+            for entry in sorted(folder.iterdir(), key=lambda e: e.name) if entry.name.endswith(".toml")}
+
+
+def catalogue_lines() -> list[str]:
+    """One line per shipped recipe: its name and its ``description`` (what ``noisecraft recipes`` prints)."""
+    recipes = catalogue()
+    width = max(map(len, recipes), default=0)
+    return [f"{name:{width}}  {tomllib.loads(path.read_text(encoding='utf-8')).get('description', '')}"
+            for name, path in recipes.items()]
+
+
+def find_recipe(name_or_path: str | Path) -> Path:
+    """The recipe file a user named: an existing path as it is, else a recipe of the catalogue by name (with or
+    without ``.toml``), so ``noisecraft build noiseqa-keyboard`` works from any folder. A path wins over a name:
+    a local file called like a catalogue recipe is the user's."""
+    path = Path(name_or_path)
+    if path.exists() or len(path.parts) > 1:
+        return path
+    recipes = catalogue()
+    found = recipes.get(path.name.removesuffix(".toml"))
+    if found is None:
+        raise ConfigError(f"{name_or_path}: no such recipe file, and no recipe of that name in the catalogue "
+                          f"({', '.join(recipes)}; noisecraft recipes describes them)")
+    return found
 
 
 def load_recipe(path: Path, seed: int | None = None, sets: Sequence[str] = ()) -> Recipe:

@@ -26,7 +26,7 @@ def test_help_lists_every_command_and_option():
     for command in ("demo", "build", "publish", "layouts"):
         assert command in top.stdout
     build = noisecraft("build", "--help").stdout
-    for option in ("--source", "--lang", "--data-file", "--data-dir", "--revision", "--set", "RECIPE.toml", "--split",
+    for option in ("--source", "--lang", "--data-file", "--data-dir", "--revision", "--set", "RECIPE", "--split",
                    "--fields", "--noise", "--seed", "--out", "--num-proc", "--config-name", "--dataset-version", "--overwrite",
                    "--protect-entities", "glue/mrpc", "keyboard@2", "copysort@2"):
         assert option in build, option
@@ -151,6 +151,7 @@ RECIPE = 'name = "r"\nversion = "1.0.0"\n[[configs]]\nsource = "demo"\nnoise = [
      lambda nc: nc.build("glue/mrpc", data_file="dev.tsv", revision="v1", out="out")),
     (["--source", "demo", "--num-proc", "0"], lambda nc: nc.build("demo", out="out", num_proc=0)),
     (["--source", "demo", "--revision", "main"], lambda nc: nc.build("demo", out="out", revision="main")),
+    (["no-such-recipe"], lambda nc: nc.build_recipe("no-such-recipe", "out")),
     (["recipe.toml", "--set", "version"], lambda nc: nc.build_recipe("recipe.toml", "out", sets=["version"])),
     (["recipe.toml", "--set", 'configs.3.langs=["de"]'],
      lambda nc: nc.build_recipe("recipe.toml", "out", sets=['configs.3.langs=["de"]'])),
@@ -169,6 +170,25 @@ def test_the_cli_and_python_refuse_the_same_input_with_the_same_line(tmp_path, m
     # a Python caller is never told about a command-line option alone: it comes with the parameter that means it
     assert not re.search(r"(?<!= / )--[a-z]", str(python.value)), python.value
     assert not (tmp_path / "out").exists()
+
+
+def test_recipes_lists_the_catalogue_and_builds_one_by_name_from_any_folder(tmp_path):
+    """The catalogue ships as package data: ``noisecraft recipes`` names every file of scripts/recipes/ with its
+    description, and ``noisecraft build NAME`` builds that recipe from a folder that is not a checkout."""
+    import tomllib
+
+    catalogue = sorted(Path(__file__).parents[1].joinpath("scripts", "recipes").glob("*.toml"))
+    listed = noisecraft("recipes", cwd=tmp_path)
+    assert listed.returncode == 0, listed.stderr
+    lines = listed.stdout.splitlines()
+    assert [line.split()[0] for line in lines] == [path.stem for path in catalogue]
+    for line, path in zip(lines, catalogue, strict=True):
+        assert line.endswith(tomllib.loads(path.read_text(encoding="utf-8"))["description"])
+    xquad = corpus("xquad/xquad.en.json")
+    built = noisecraft("build", "noiseqa-keyboard", "--data-dir", str(xquad.parents[1]), "--out", "out",
+                       "--no-progress", cwd=tmp_path)
+    assert built.returncode == 0, built.stderr
+    assert datasets.load_dataset(str(tmp_path / "out"), "xquad-en-keyboard", split="validation").num_rows == 1190
 
 
 def test_mining_from_python_is_what_the_cli_mines(tmp_path):
