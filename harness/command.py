@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from noisecraft.errors import ConfigError
+from noisecraft.harness.gates import GATE_ON, parse_bound
 
 EXAMPLES = """examples (several --model: the report compares them on the same rows, with paired tests between them):
   noisecraft evaluate --dataset xquad-noisy/ --config xquad-en-keyboard --model deepset/roberta-base-squad2 \\
@@ -20,6 +21,8 @@ EXAMPLES = """examples (several --model: the report compares them on the same ro
   noisecraft evaluate --dataset my-org/glue-salad --revision v1.0.0 --model textattack/bert-base-uncased-MRPC --out report/
   noisecraft evaluate --dataset mnli-noisy/ --model some-org/mnli-model \\
       --label-map 'LABEL_0=contradiction,LABEL_1=entailment,LABEL_2=neutral' --out report/
+  noisecraft evaluate --dataset glue-noisy/ --model textattack/bert-base-uncased-MRPC --out report/ \
+      --fail-if 'accuracy_drop>5' --fail-if 'agreement<90'     # a CI gate: exit 1 when a bound is broken
 """
 
 
@@ -84,6 +87,13 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
                        help="answer normalisation for EM/F1: squad (official SQuAD v1.1, as XQuAD is scored) or mlqa "
                             "(language-aware: Unicode punctuation, per-language articles, per-character zh/ja/th) "
                             "(default: %(default)s)")
+    gate = evaluate.add_argument_group("gates (for CI: exit status 1 when a bound is broken; the report is written)")
+    gate.add_argument("--fail-if", action="append", dest="fail_if", type=parse_bound, metavar="BOUND", default=[],
+                      help="fail when a model x config breaks BOUND: METRIC_drop>N (accuracy, f1, exact_match or em, "
+                           "entity_f1; clean - noisy in points) or agreement<N (in %%); repeatable")
+    gate.add_argument("--fail-on", choices=GATE_ON, default="point",
+                      help="what a drop bound reads: point (the drop's estimate) or interval (the lower end of its "
+                           "bootstrap interval: fails only when the drop is shown to exceed N) (default: %(default)s)")
     out = evaluate.add_argument_group("output")
     out.add_argument("--out", type=Path, required=True, help="report folder")
     out.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
@@ -122,4 +132,18 @@ def run(args: argparse.Namespace) -> int:
     print(f"\nevaluated {len(args.models)} model(s) on {len(result.to_dict()['configs'])} config(s) in "
           f"{time.perf_counter() - start:.1f} s; report: {args.out / 'README.md'} (every number: "
           f"{args.out / 'results.json'})")
+    return _gate(result.to_dict(), args.fail_if, args.fail_on)
+
+
+def _gate(record: dict[str, Any], bounds: list[Any], on: str) -> int:
+    """0 when every ``--fail-if`` bound holds, else 1 with one line naming each broken bound."""
+    from noisecraft.harness.gates import violations
+
+    broken = violations(record, bounds, on)
+    if broken:
+        print(f"noisecraft: robustness gate failed ({len(broken)} bound(s) broken, read on the {on}): "
+              f"{'; '.join(broken)}", file=sys.stderr)
+        return 1
+    if bounds:
+        print(f"noisecraft: robustness gate passed: {', '.join(b.text for b in bounds)} (read on the {on})")
     return 0

@@ -67,6 +67,13 @@ class EvaluationResult:
         return "\n\n".join(f"{model}:\n{word_salad_table(rows, model, markdown=False)}"
                             for model in dict.fromkeys(r["model"] for r in rows))
 
+    def violations(self, *bounds: str, on: str = "point") -> list[str]:
+        """The ``--fail-if`` bounds (``"accuracy_drop>5"``, ``"agreement<90"``) this result breaks, one line each
+        (empty: the gate passes); see :mod:`noisecraft.harness.gates` for what ``on`` reads."""
+        from noisecraft.harness.gates import parse_bound, violations
+
+        return violations(self._record, [parse_bound(b) for b in bounds], on)
+
     def save(self, out: str | Path, plots: bool = True) -> list[Path]:
         """Write results.json, README.md, predictions/*.parquet and (with ``plots``) plots/*.png into ``out``."""
         return write_report(self.to_dict(), self.predictions, self.to_json(), Path(out), plots=plots)

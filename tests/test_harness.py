@@ -311,6 +311,21 @@ def test_cli_builds_evaluates_two_models_and_writes_the_report(tmp_path):
     wrong = noisecraft("evaluate", "--dataset", "set", "--label-map", "A=b", "--model", mrpc, "--out", "r2", cwd=tmp_path)
     assert wrong.returncode == 2 and "--label-map applies to the --model given before it" in wrong.stderr
     assert "Traceback" not in wrong.stderr
+    # a CI gate on the same report (predictions come from the cache): the lowest agreement decides it
+    low = min(r["metrics"]["agreement"] for r in record["results"])
+    lowest = [f"{r['model']} on {r['config']}" for r in record["results"] if r["metrics"]["agreement"] == low]
+    gate = ["evaluate", "--dataset", "set", "--model", mrpc, "--model", unnamed, "--label-map",
+            "LABEL_0=not_equivalent,LABEL_1=equivalent", "--bootstrap", "200", "--no-progress", "--no-plots"]
+    held = noisecraft(*gate, "--out", "r3", "--fail-if", f"agreement<{100 * low - 0.05:.2f}",
+                      "--fail-if", "accuracy_drop>100", cwd=tmp_path)
+    assert held.returncode == 0 and "robustness gate passed" in held.stdout, held.stderr
+    broken = noisecraft(*gate, "--out", "r4", "--fail-if", f"agreement<{100 * low + 0.05:.2f}", cwd=tmp_path)
+    assert broken.returncode == 1 and (broken.stderr.count("\n") == 1 or "note:" in broken.stderr), broken.stderr
+    line = broken.stderr.strip().splitlines()[-1]
+    assert line.startswith("noisecraft: robustness gate failed") and all(name in line for name in lowest)
+    assert (tmp_path / "r4" / "results.json").exists()  # the report is written all the same
+    unknown = noisecraft(*gate, "--out", "r5", "--fail-if", "f1_drop>5", cwd=tmp_path)
+    assert unknown.returncode == 2 and "no evaluated config has f1" in unknown.stderr
 
 
 def test_model_names_with_revisions(tmp_path):
