@@ -50,9 +50,13 @@ def strip_markup(wikitext: str) -> str:
 
 @cache
 def _nonbreaking_prefixes(lang: str) -> frozenset[str]:
-    prefixes = require("sacremoses._data_nonbreaking_prefixes", "mining").NONBREAKING_PREFIXES
-    text = prefixes.get(f"nonbreaking_prefix.{lang}", "")
-    return frozenset(line.split("#")[0].strip() for line in text.splitlines() if line.split("#")[0].strip())
+    """Moses' non-breaking prefixes of ``lang`` (``Dr``, ``z.B``; a numeric-only one, ``No #NUMERIC_ONLY#``, as its
+    word), from sacremoses' public reader of its lists; none for a language without a list (the reader would give
+    English's)."""
+    prefixes = require("sacremoses.corpus", "mining").NonbreakingPrefixes()
+    if lang not in prefixes.available_langs:
+        return frozenset()
+    return frozenset(word.split("#")[0].strip() for word in prefixes.words(lang))
 
 
 class LanguageText:

@@ -507,6 +507,15 @@ def test_markup_is_stripped_by_mwparserfromhell_with_references_dropped():
     assert strip_markup("== Heading ==\n\n\n\n<b>bold</b> [http://x.org title]<!-- c -->") == " Heading \n\nbold title"
 
 
+def test_moses_non_breaking_prefixes_do_not_end_a_sentence():
+    assert LanguageText("en").sentences("Dr. Smith met No. 5 and Mr. X today. He left.") == \
+        ["Dr. Smith met No. 5 and Mr. X today.", "He left."]
+    assert LanguageText("de").sentences("Er kam z.B. spät. Sie nicht.") == ["Er kam z.B. spät.", "Sie nicht."]
+    # Turkish has no Moses list (sacremoses' reader would give English's): "Dr." ends a sentence there
+    assert LanguageText("tr").sentences("Dr. Ali geldi.") == ["Dr.", "Ali geldi."]
+    assert LanguageText("tr")._prefixes == frozenset() and "No" in LanguageText("en")._prefixes
+
+
 def test_moses_tokens_are_not_xml_escaped():
     """The miner's words are the text's words: Moses' XML escaping (``&apos;``, ``&amp;``) is off."""
     assert LanguageText("en").tokens("Dr. Smith's R&D cost 3,000 dollars.") == \
