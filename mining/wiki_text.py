@@ -14,12 +14,10 @@ from __future__ import annotations
 
 import re
 from functools import cache
-from importlib.metadata import version
 
 from noisecraft import text_units
 from noisecraft.errors import ConfigError
 from noisecraft.extras import require
-from noisecraft.mining.wiki_markup import Unsupported, strip_tokens
 
 #: Written without spaces between words: tokenised by the version-2 models' segmenter (:mod:`noisecraft.text_units`).
 SEGMENTED_LANGUAGES = frozenset(text_units.SEGMENTED_LANGUAGES)
@@ -39,32 +37,26 @@ SUPPORTED_LANGUAGES = SEGMENTED_LANGUAGES | SPACE_LANGUAGES
 _SENTENCE_END = re.compile(r"[.!?।॥؟。！？](?:(?<=[.!?।॥؟])[.!?।॥؟]*[\"'”’»)\]]*\s+|(?<=[。！？])[。！？]*[”’」』）]*)")
 #: A word before a full stop and closing quotes, matched against a candidate sentence's last word.
 _WORD_BEFORE_STOP = re.compile(r"(\S+)\.[\"'”’»)\]]*")
-_ASCII_DIGITS = frozenset("0123456789")
-#: sacremoses releases whose MosesTokenizer internals the faster subclass (:func:`_moses_class`) was compared with.
-CHECKED_SACREMOSES = frozenset({"0.2.0"})
 _REFERENCES = re.compile(r"<ref[^>/]*/>|<ref[^>]*>.*?</ref\s*>", re.IGNORECASE | re.DOTALL)
 
 
 def strip_markup(wikitext: str) -> str:
-    """Plain text of wikitext: templates, references, tags and link syntax removed.
-
-    mwparserfromhell's ``strip_code(normalize=True, collapse=True)``, read off its token stream
-    (:func:`~noisecraft.mining.wiki_markup.strip_tokens`, the same string without the node tree); the few
-    streams that walk leaves alone go through the full parse.
-    """
+    """Plain text of wikitext: references dropped, then mwparserfromhell's ``strip_code(normalize=True,
+    collapse=True)`` (templates, comments and tag syntax removed, links as their text, entities as characters)."""
     # references are citations, not prose: drop them before mwparserfromhell keeps their text
     text = _REFERENCES.sub("", wikitext)
-    try:
-        return strip_tokens(text)
-    except Unsupported:
-        return require("mwparserfromhell", "mining").parse(text).strip_code(normalize=True, collapse=True)
+    return require("mwparserfromhell", "mining").parse(text).strip_code(normalize=True, collapse=True)
 
 
 @cache
 def _nonbreaking_prefixes(lang: str) -> frozenset[str]:
-    prefixes = require("sacremoses._data_nonbreaking_prefixes", "mining").NONBREAKING_PREFIXES
-    text = prefixes.get(f"nonbreaking_prefix.{lang}", "")
-    return frozenset(line.split("#")[0].strip() for line in text.splitlines() if line.split("#")[0].strip())
+    """Moses' non-breaking prefixes of ``lang`` (``Dr``, ``z.B``; a numeric-only one, ``No #NUMERIC_ONLY#``, as its
+    word), from sacremoses' public reader of its lists; none for a language without a list (the reader would give
+    English's)."""
+    prefixes = require("sacremoses.corpus", "mining").NonbreakingPrefixes()
+    if lang not in prefixes.available_langs:
+        return frozenset()
+    return frozenset(word.split("#")[0].strip() for word in prefixes.words(lang))
 
 
 class LanguageText:
@@ -113,203 +105,6 @@ class LanguageText:
         if self.segmented:
             return text_units.word_tokens(sentence, self.lang)
         if self._moses is None:
-            self._moses = _moses_class()(lang=self.lang)
+            self._moses = require("sacremoses", "mining").MosesTokenizer(lang=self.lang)
         return self._moses.tokenize(sentence, escape=False)
 
-
-#: Two apostrophes at most two characters apart (``'x'``, ``''``): there sacremoses' apostrophe patterns, which consume
-#: the characters on both sides of an apostrophe, can skip one; such texts take sacremoses' own patterns.
-_CLOSE_APOSTROPHES = re.compile(r"'[\s\S]?'")
-#: A full stop followed by whitespace: a token before the last one that ends in a full stop.
-_STOP_THEN_SPACE = re.compile(r"\.\s")
-
-
-def _char_ranges(chars: str) -> str:
-    """The inside of a regex class of exactly the characters of ``chars``, written as ranges.
-
-    sacremoses builds its classes as ``"[" + chars + "]"``: thousands of characters; an apostrophe rule with two
-    letter classes takes about 28 ms to compile, 4 ms with the classes as ranges. Ranges match the same characters
-    as sacremoses' text as long as that text holds no character special in a class (``\\ ] [ ^ -``; its sets hold
-    none, tested).
-    """
-    return text_units.class_ranges(sorted({ord(char) for char in chars}))
-
-
-def _in_context(mark: str, before: str | None, after: str | None) -> re.Pattern[str]:
-    r"""``mark`` preceded by a character of the class ``before`` and followed by one of ``after`` (``None``: anything
-    or nothing), the context looked at but not matched.
-
-    sacremoses writes these rules as ``([B])[,]([A])`` with ``r"\1 , \2"``: a pattern that starts with a class is tried
-    at every position, and Python 3.11 expands such a template in Python for every match. This form starts with the
-    literal mark, which the regex engine searches for directly, and the replacement is a literal string (no
-    template). It gives the same string wherever no two marks are closer than the context the rule reads (the
-    callers check: no ``,,`` for a rule of one side, no ``''`` or ``'x'`` for a rule of two): then no two matches of
-    sacremoses' pattern share a character, so both forms match at the same marks, and replacing ``B,A`` by ``B , A``
-    is replacing ``,`` by `` , ``.
-    """
-    behind = f"(?<={before}{re.escape(mark)})" if before else ""
-    ahead = f"(?={after})" if after else ""
-    return re.compile(re.escape(mark) + behind + ahead)
-
-
-@cache
-def _moses_class() -> type:
-    """sacremoses' ``MosesTokenizer`` with an exact fast path for the miner's call and its membership tests answered
-    from sets built once: the same tokens.
-
-    For every token that ends in a full stop, sacremoses scans its non-breaking prefix lists and builds
-    ``set(self.IsLower)`` / ``set(self.IsAlpha)`` (thousands of characters) anew; those lists and strings are only
-    ever tested for membership once the tokenizer is built. ``tokenize(text, escape=False)`` runs the steps of
-    sacremoses' ``tokenize`` in their order, each skipped where the text lacks a character it needs
-    (:meth:`MosesTokenizer.plain_tokens`).
-
-    The methods replaced here are sacremoses internals, so they are used only with the sacremoses releases whose
-    code they were compared with (:data:`CHECKED_SACREMOSES`; tests/test_moses_fast_path.py and
-    tests/test_mining_wikiedits.py compare the tokens); with any other release the tokenizer is sacremoses' own:
-    slower, never different.
-    """
-    base = require("sacremoses", "mining").MosesTokenizer
-    if version("sacremoses") not in CHECKED_SACREMOSES:  # internals not compared with ours: the tokenizer as shipped
-        return base  # type: ignore[no-any-return]
-
-    # sacremoses' comma and apostrophe rules in the form of :func:`_in_context`, from the classes its patterns were
-    # built from: the pattern, then the replacement of the mark its template amounts to
-    letters, numbers = _char_ranges(base.IsAlpha), _char_ranges(base.IsN)
-    alpha, not_alpha, not_number = f"[{letters}]", f"[^{letters}]", f"[^{numbers}]"
-    commas = [  # COMMA_SEPARATE_1 ([^N])[,] -> \1 , ; COMMA_SEPARATE_2 [,]([^N]) ->  , \1
-        (_in_context(",", not_number, None), " , "), (_in_context(",", None, not_number), " , ")]
-    english = [  # EN_SPECIFIC_1 to 5, ([B])[']([A]) -> \1 ' \2 (1 to 3), \1 '\2 (4 and 5)
-        (_in_context("'", not_alpha, not_alpha), " ' "),
-        (_in_context("'", f"[^{letters}{numbers}]", alpha), " ' "),
-        (_in_context("'", alpha, not_alpha), " ' "),
-        (_in_context("'", alpha, alpha), " '"),
-        (_in_context("'", f"[{numbers}]", "[s]"), " '")]
-    french_italian = english[:1] + [  # FR_IT_SPECIFIC_1 to 4: \1 ' \2 (1 to 3), \1' \2 (4)
-        (_in_context("'", not_alpha, alpha), " ' "),
-        english[2],
-        (_in_context("'", alpha, alpha), "' ")]
-
-    class MosesTokenizer(base):  # type: ignore[misc, valid-type]
-        _COMMAS = commas
-        _APOSTROPHES = {"en": english, "fr": french_italian, "it": french_italian}
-        _SHIPPED_APOSTROPHES = {"en": base.ENGLISH_SPECIFIC_APOSTROPHE, "fr": base.FR_IT_SPECIFIC_APOSTROPHE,
-                                "it": base.FR_IT_SPECIFIC_APOSTROPHE}
-
-        def __init__(self, *args: object, **kwargs: object) -> None:
-            super().__init__(*args, **kwargs)
-            self.NONBREAKING_PREFIXES = frozenset(self.NONBREAKING_PREFIXES)
-            self.NUMERIC_ONLY_PREFIXES = frozenset(self.NUMERIC_ONLY_PREFIXES)
-            self._lower, self._alpha = frozenset(self.IsLower), frozenset(self.IsAlpha)
-
-        def islower(self, text: str) -> bool:
-            return not set(text).difference(self._lower)
-
-        def isanyalpha(self, text: str) -> bool:
-            return not self._alpha.isdisjoint(text)
-
-        def tokenize(self, text: object, aggressive_dash_splits: object = False, return_str: object = False,
-                     escape: object = True, protected_patterns: object = None) -> list[str] | str:
-            """sacremoses' ``tokenize``; without escaping, protected patterns, dash splits or a string result (the
-            miner's call) by :meth:`plain_tokens`, the same tokens faster."""
-            if aggressive_dash_splits or return_str or escape or protected_patterns:
-                return super().tokenize(text, aggressive_dash_splits=aggressive_dash_splits, return_str=return_str,
-                                        escape=escape, protected_patterns=protected_patterns)
-            return self.plain_tokens(str(text))
-
-        def plain_tokens(self, text: str) -> list[str]:
-            """``tokenize(text, escape=False)`` of sacremoses, step by step in its order; why each step is exact:
-
-            1. ``\\s+`` to one space, ASCII junk ``[\\000-\\037]`` removed, ``strip()``: as sacremoses does, unless the
-               text is printable: then its only whitespace is the space and it holds no junk (\\x00-\\x1f are control
-               characters, every other ``\\s`` character is a control character or a separator: not printable;
-               tested over every code point), so the three steps are ``" ".join(text.split())``, or ``strip()``
-               where no two spaces follow each other.
-               From here on the only whitespace is the space, and no line feed is left for ``$`` to stop before.
-            2. Special characters padded: ``pattern.sub(r" \\1 ", text)`` of a pattern of one group that matches one
-               character is ``" ".join(pattern.split(text))``: split yields the pieces between matches and each
-               match's group, in order, and the join puts the template's spaces around every group.
-            3. Multi-dots to ``DOTMULTI``: the pattern needs "..".
-            4. Commas: the three patterns need a comma, the third one at the end (``$``: no line feed is left). The
-               first two in the form of :func:`_in_context` unless the text holds ``,,``; neither makes a ``,,``.
-            5. Apostrophes, as sacremoses branches: the en or the fr and it patterns, in the form of
-               :func:`_in_context` unless two apostrophes are at most two characters apart (the patterns only add
-               spaces, so apostrophes never come closer); other languages ``"'"`` to ``" ' "`` (a literal
-               replacement: ``str.replace``). Every pattern needs an apostrophe.
-            6. Non-breaking prefixes (:meth:`nonbreaking_tokens`: the words of sacremoses' result). They are non-empty
-               and hold no whitespace, so sacremoses' next steps, ``\\s+`` to a space and ``strip()``, change nothing
-               in their join, and the final ``split()`` gives them back, unless one of the last two steps applies:
-            7. a trailing ``.'`` split (``\\.' ?$``: the join has no trailing space and no line feed, so it can match
-               only a last token ending in ``.'``) and the multi-dots restored (the marker holds "MULTI"; step 6 only
-               puts a space before a token's last full stop, so it neither makes nor breaks "MULTI"): run as
-               sacremoses runs them on the join, then ``split()``.
-            """
-            if text.isprintable():
-                text = " ".join(text.split()) if "  " in text else text.strip()
-            else:
-                for pattern, replacement in (self.DEDUPLICATE_SPACE, self.ASCII_JUNK):
-                    text = pattern.sub(replacement, text)
-                text = text.strip()
-            text = " ".join(self.PAD_NOT_ISALNUM[0].split(text))
-            if ".." in text:
-                text = self.replace_multidots(text)
-            if "," in text:
-                if ",," in text:
-                    for pattern, template in (self.COMMA_SEPARATE_1, self.COMMA_SEPARATE_2):
-                        text = pattern.sub(template, text)
-                else:
-                    for pattern, replacement in self._COMMAS:
-                        text = pattern.sub(replacement, text)
-                if text.endswith(","):
-                    pattern, template = self.COMMA_SEPARATE_3
-                    text = pattern.sub(template, text)
-            if "'" in text:
-                if self.lang not in self._APOSTROPHES:
-                    text = text.replace("'", " ' ")
-                elif _CLOSE_APOSTROPHES.search(text):
-                    for pattern, template in self._SHIPPED_APOSTROPHES[self.lang]:
-                        text = pattern.sub(template, text)
-                else:
-                    for pattern, replacement in self._APOSTROPHES[self.lang]:
-                        text = pattern.sub(replacement, text)
-            tokens = self.nonbreaking_tokens(text)
-            if "MULTI" not in text and not (tokens and tokens[-1].endswith(".'")):
-                return tokens
-            pattern, replacement = self.TRAILING_DOT_APOSTROPHE
-            return self.restore_multidots(pattern.sub(replacement, " ".join(tokens))).split()
-
-        def handles_nonbreaking_prefixes(self, text: str) -> str:
-            """sacremoses' method, by :meth:`nonbreaking_tokens`."""
-            return " ".join(self.nonbreaking_tokens(text))
-
-        def nonbreaking_tokens(self, text: str) -> list[str]:
-            """The tokens of sacremoses' ``handles_nonbreaking_prefixes`` (the words of its result: a token it
-            writes as ``prefix + " ."`` is two here), its two per-token ``re.search`` calls answered by string tests.
-
-            The tokens come from ``str.split()``, so they are non-empty and hold no whitespace: ``^(\\S+)\\.$``
-            matches exactly the tokens of two or more characters that end in a full stop (its group is the token
-            without that stop), and ``^[0-9]+`` exactly the tokens whose first character is an ASCII digit. Without a
-            full stop in the text no token changes, and without one followed by whitespace (``\\s`` is what
-            ``str.split()`` splits at, tested) only the last token can end in one.
-            """
-            tokens = text.split()
-            if "." not in text:
-                return tokens
-            last, split = len(tokens) - 1, []
-            # a token before the last ends in a full stop only where one is followed by whitespace
-            for i in range(last + 1) if _STOP_THEN_SPACE.search(text) else (last,):
-                token = tokens[i]
-                if token[-1] != "." or len(token) < 2:
-                    continue
-                prefix = token[:-1]
-                if ("." in prefix and self.isanyalpha(prefix)) or (
-                        prefix in self.NONBREAKING_PREFIXES and prefix not in self.NUMERIC_ONLY_PREFIXES) or (
-                        i != last and tokens[i + 1][0] in self._lower):
-                    continue
-                if prefix in self.NUMERIC_ONLY_PREFIXES and i < last and tokens[i + 1][0] in _ASCII_DIGITS:
-                    continue
-                split.append(i)
-            for i in reversed(split):  # from the end, so the indices before stay valid
-                tokens[i : i + 1] = tokens[i][:-1], "."
-            return tokens
-
-    return MosesTokenizer

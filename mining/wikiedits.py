@@ -261,9 +261,8 @@ class WikiEditMiner:
         """The filters, cheapest first; a pair is kept when it passes them all, so their order changes nothing."""
         if Levenshtein.distance(before, after) > self.max_relative_distance * min(len(before), len(after)):
             return []
-        # Thai, Chinese and Japanese words come from a segmenter, slower than the regex tokens' bounds: those first
-        segmented = cache.text.segmented
-        if segmented and not self._within_regex_bounds(cache, before, after):
+        # the tokenizers (Moses, a segmenter) are slower than the regex tokens' bounds: those first
+        if not self._within_regex_bounds(cache, before, after):
             return []
         a, b = cache.tokens(before), cache.tokens(after)
         # every token of one side that the other lacks is in an edit: more than twice the edits allowed of them
@@ -280,20 +279,17 @@ class WikiEditMiner:
                 for noisy, correct in zip(a[i1:i2], b[j1:j2]):
                     if noisy != correct and not _is_digits_or_punctuation(noisy) and not _is_digits_or_punctuation(correct):
                         pairs.append((correct, noisy))
-        if pairs and not segmented and not self._within_regex_bounds(cache, before, after):
-            return []
         return pairs
 
     def _within_regex_bounds(self, cache: SentenceCache, before: str, after: str) -> bool:
         """Whether the regex tokens (:func:`noisecraft.text_units.tokenize`) of both sentences are within the bounds
-        they were first checked against to skip the slow tokenizer: at least ``min_tokens`` each (1 for Thai,
-        Chinese and Japanese, where a run of the script is one regex token however many words it holds), at most
-        twice ``max_tokens``, and at most four times ``max_differing_tokens`` in one sentence only.
+        that spare the slower tokenizer most sentence pairs: at least ``min_tokens`` each (1 for Thai, Chinese and
+        Japanese, where a run of the script is one regex token however many words it holds), at most twice
+        ``max_tokens``, and at most four times ``max_differing_tokens`` in one sentence only.
 
         The bounds are close to the tokenizer's own filters but not implied by them (a regex token is not a Moses
-        token: ``a_b`` is one regex token and three Moses tokens, English ``a'b`` three and two), so they stay part
-        of what decides a kept pair, and the output is what it was. Moses tokenises faster than the regex (its fast
-        path), so for the other languages they are checked last, on the few pairs that would give word pairs.
+        token: ``a_b`` is one regex token and three Moses tokens, English ``a'b`` three and two), so they are part
+        of what decides a kept pair.
         """
         quick_a, quick_b = cache.quick_tokens(before), cache.quick_tokens(after)
         fewest = 1 if cache.text.segmented else self.min_tokens
