@@ -100,17 +100,15 @@ def _call(function: Callable[[T], R], item: T) -> R:
 
 
 def _processes(pool: ProcessPoolExecutor) -> list[Any]:
-    """The pool's worker processes. :class:`ProcessPoolExecutor` keeps them in its ``_processes`` table (pid to
-    process) until it is shut down; Python 3.14's ``terminate_workers()`` reads the same table."""
-    return list((pool._processes or {}).values())  # type: ignore[attr-defined]
+    """The worker processes of a pool not yet shut down. :class:`ProcessPoolExecutor` keeps them in its
+    ``_processes`` table (pid to process) until then; Python 3.14's ``terminate_workers()`` reads the same table."""
+    return list(pool._processes.values())  # type: ignore[attr-defined]
 
 
 def _death(processes: list[Any]) -> WorkerDied:
-    """The error of a broken pool, naming the first worker that did not end by the SIGTERM with which the pool
-    stops the others (all of them did: the first)."""
-    dead = [p for p in processes if p.exitcode not in (None, -signal.SIGTERM)] or processes
-    if not dead:
-        return WorkerDied("a worker process ended before it started")
+    """The one-line error of a broken pool whose workers have all ended: it names the first whose end was not the
+    SIGTERM with which the pool stops the others (or the first of all, when every one ended so)."""
+    dead = [p for p in processes if p.exitcode != -signal.SIGTERM] or processes
     code = dead[0].exitcode
     how = f"was killed by signal {-code}" if code is not None and code < 0 else f"exited with status {code}"
     hint = " (out of memory? try a smaller --batch-size or fewer --num-proc)" if code == -9 else ""  # SIGKILL
@@ -140,8 +138,8 @@ class LocalExecutor:
         self.close()
 
     def start(self) -> ProcessPoolExecutor:
-        """The pool, made now (once; :meth:`imap` makes it when needed) with the start method this process allows
-        now: its workers start with the first item submitted."""
+        """The pool (made on the first call, with the start method this process allows then); its workers start
+        with the first item submitted to it."""
         if self._pool is None:
             method = start_method()
             if method == "fork":  # inherited objects stay shared: a worker's collections do not touch them
@@ -175,15 +173,15 @@ class LocalExecutor:
                 raise RuntimeError("the worker pool was closed while this map was running (close(), or a worker died "
                                    "in another map); its items are lost") from exc
             if isinstance(exc, BrokenProcessPool):
-                raise self._broken() from None
+                raise self._broken(pool) from None
             raise
         finally:
             for future in window:  # an error, or the consumer stopped early
                 future.cancel()
 
-    def _broken(self) -> WorkerDied:
-        """Close a pool a worker of which died, and say which and how."""
-        processes = _processes(self._pool) if self._pool is not None else []
+    def _broken(self, pool: ProcessPoolExecutor) -> WorkerDied:
+        """Close ``pool`` (this executor's), a worker of which died, and say which worker and how."""
+        processes = _processes(pool)
         self.close()
         return _death(processes)
 
