@@ -92,7 +92,7 @@ def main() -> None:
     from noisecraft.mining.mediawiki import read_dump
     from noisecraft.mining.wikiedits import WikiEditMiner, dictionary_rows, mine_dumps
     from noisecraft.stats import format_table
-    from noisecraft.workers import WorkerPool
+    from noisecraft.workers import LocalExecutor
 
     load_start = os.getloadavg()[0]
     results: dict[tuple[str, str], tuple[str, str]] = {}
@@ -167,7 +167,7 @@ def main() -> None:
             if "mining" in jobs:
                 mining("local", procs)
         if "overhead" in jobs:
-            overhead(WorkerPool(args.cpus), "local")
+            overhead(LocalExecutor(args.cpus), "local")
         # 2. model-based, local: torch is loaded, so the pool spawns (noisecraft.workers), as in any model build
         from noisecraft.noise_models.speech_asr import write_domain_lm
 

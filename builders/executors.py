@@ -4,16 +4,17 @@ Builds map :func:`~noisecraft.pipeline.process_batch` over batches of rows; mine
 over dump or tweet files. Both only need "``function(item)`` for every item, in input order, with a bounded
 number in flight", which is :meth:`Executor.imap`. Two engines give it:
 
-* ``local`` (the default): :class:`~noisecraft.workers.WorkerPool`, this machine's bounded process pool;
+* ``local`` (the default): :class:`~noisecraft.workers.LocalExecutor`, the standard library's
+  :class:`~concurrent.futures.ProcessPoolExecutor` on this machine;
 * ``ray``: :class:`RayExecutor`, one Ray task per item on a Ray cluster (``ray_address``) or on a Ray started
-  here. Ray does the scheduling, the transport and the retries; this module only keeps a window of tasks in
-  flight and hands results back in input order, so a Ray run writes the same bytes as a local one (every item
-  carries its own seeds, see :mod:`noisecraft.seeding`).
+  here. Ray does the scheduling, the transport and the retries.
 
-A worker process that dies (killed, out of memory, a lost node) fails its task with a system error, which Ray
-retries (``max_retries``); an exception raised *by the function* (bad input) is not retried and reaches the
-caller as the original exception, so a bad row is still a one-line error. Nothing is dropped silently: a task
-that still fails after its retries raises here.
+Either way this module only keeps a window of items in flight and hands results back in input order, so every
+engine and ``num_proc`` writes the same bytes (every item carries its own seeds, see :mod:`noisecraft.seeding`).
+An exception raised *by the function* (bad input) reaches the caller as the original exception, so a bad row is
+still a one-line error. A local worker process that dies (killed, out of memory) is a one-line
+:class:`~noisecraft.workers.WorkerDied` naming its exit status; on Ray it fails its task with a system error, which Ray retries
+(``max_retries``). Nothing is dropped silently: a task that still fails after its retries raises here.
 
 On a multi-node cluster every node needs noisecraft (same version) and the inputs at the same path (a shared
 file system): the items carry paths and rows, not the files. Ray is behind the ``[ray]`` extra.
@@ -32,7 +33,7 @@ from noisecraft.errors import ConfigError
 from noisecraft.extras import require
 from noisecraft.runtime.device import ACCELERATOR_VARIABLE, Accelerator, check_actor_accelerator, local_accelerator, models_run_on
 from noisecraft.runtime.offload import computing_on_actor
-from noisecraft.workers import WorkerPool, check_in_flight
+from noisecraft.workers import LocalExecutor, check_in_flight
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -97,13 +98,10 @@ class _ModelActor:
 
 
 class Executor(Protocol):
-    """What builds and miners need from an engine (both :class:`WorkerPool` and :class:`RayExecutor` are one)."""
+    """What builds and miners need from an engine (both :class:`LocalExecutor` and :class:`RayExecutor` are one)."""
 
     #: Whether :meth:`imap` runs items elsewhere than in this process (else a caller may skip starting it).
     parallel: bool
-
-    def start(self) -> Any:
-        """Start the workers (or connect to the cluster) now, before anything starts a thread."""
 
     def imap(self, function: Callable[[T], R], items: Iterable[T], in_flight: int | None = None) -> Iterator[R]:
         """``function(item)`` for every item, in input order, at most ``in_flight`` submitted and not yet consumed."""
@@ -135,12 +133,12 @@ def default_num_proc(engine: str, ray_address: str | None = None) -> int:
 
 
 def make_executor(engine: str, num_proc: int, ray_address: str | None = None) -> Executor:
-    """The executor of ``engine``: a :class:`WorkerPool` of ``num_proc`` processes, or a :class:`RayExecutor`
+    """The executor of ``engine``: a :class:`LocalExecutor` of ``num_proc`` processes, or a :class:`RayExecutor`
     (on the cluster at ``ray_address``, else on a Ray started here with ``num_proc`` CPUs)."""
     check_engine(engine, ray_address)
     if engine == "ray":
         return RayExecutor(ray_address, num_proc)
-    return WorkerPool(num_proc)
+    return LocalExecutor(num_proc)
 
 
 class RayExecutor:

@@ -37,7 +37,7 @@ from noisecraft.sources.base import SourceData, row_batches
 from noisecraft.sources.registry import load_source
 from noisecraft.stats import ConfigStats
 from noisecraft.version import DEFAULT_DATASET_VERSION
-from noisecraft.workers import WorkerPool
+from noisecraft.workers import LocalExecutor
 
 #: Rows per parquet row group, and per shard file (multiples of it keep the layout batch-independent).
 ROW_GROUP_ROWS = 10_000
@@ -212,7 +212,7 @@ def run_batches(job: NoiseJob, data: SourceData, schema: Any, num_proc: int, bat
                 progress: bool = True, desc: str = "", pool: Executor | None = None) -> Iterator[BatchResult]:
     """Results of every batch, in source order, as tables of the Arrow ``schema``. The rows are read as the
     batches are handed out (a local file is streamed: its reading overlaps the workers' noise). When the split has
-    a second batch they run on the build's executor (``pool``: a :class:`~noisecraft.workers.WorkerPool` of
+    a second batch they run on the build's executor (``pool``: a :class:`~noisecraft.workers.LocalExecutor` of
     ``num_proc`` processes, made for this call when not given, or a :class:`~noisecraft.executors.RayExecutor`),
     a bounded window of batches in flight (memory stays bounded by the batch)."""
     from noisecraft.progress import progress_bar
@@ -220,7 +220,7 @@ def run_batches(job: NoiseJob, data: SourceData, schema: Any, num_proc: int, bat
     batches = _numbered(data.rows, batch_size)
     head = list(islice(batches, 2))  # a split of one batch runs here; a second one is worth the workers
     parallel = len(head) > 1 and (pool.parallel if pool is not None else num_proc > 1)
-    workers: Executor = pool if parallel and pool is not None else WorkerPool(num_proc if parallel else 1)
+    workers: Executor = pool if parallel and pool is not None else LocalExecutor(num_proc if parallel else 1)
     seen: set[str] = set()
 
     def items() -> Iterator[tuple[NoiseJob, Any, str, int, Sequence[dict[str, Any]]]]:
@@ -235,11 +235,10 @@ def run_batches(job: NoiseJob, data: SourceData, schema: Any, num_proc: int, bat
     work = items()
     done: Iterator[BatchResult] = iter(())
     if parallel:
-        # the first batch runs here, before the workers are forked: what its noise and statistics build lazily
-        # (keyboard tables, tokenizers, memos) is then built once and inherited by every worker, not built again
-        # in each
+        # the first batch runs here, before the workers are forked (with the first batch ``imap`` submits): what
+        # its noise and statistics build lazily (keyboard tables, tokenizers, memos) is then built once and
+        # inherited by every worker, not built again in each
         done = iter([_process_item(next(work))])  # let go of once consumed
-        workers.start()  # forked now, they inherit what the first batch built
     total = len(data.rows) if isinstance(data.rows, Sized) else None  # a streamed file is not counted ahead
     bar = progress_bar(total=total, desc=desc, unit="row", disable=not progress, leave=False)
     try:
