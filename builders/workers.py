@@ -17,13 +17,15 @@ The pool is made on first use (a build whose splits fit in one batch never start
   as model-based noise does): forking a process with threads can deadlock on a lock another thread held. The
   package's progress bars start no thread (:mod:`noisecraft.progress`), and a closed pool leaves none.
 
-Every worker ignores Ctrl-C (the parent handles it and stops the workers) and, where the platform has interval
-timers, checks once a second that its parent is alive: a parent killed outright (``kill -9``) leaves no orphan
-waiting forever on the task queue it can no longer be sent anything on.
+Every worker ignores Ctrl-C (the parent handles it and stops the workers). On Linux each worker asks the kernel to
+end it when its parent dies (``prctl(PR_SET_PDEATHSIG)``, through the C library): a parent killed outright
+(``kill -9``) leaves no orphan waiting forever on a task queue it still holds open itself. macOS and Windows have
+no such request: there, end the whole process group rather than the parent alone.
 """
 
 from __future__ import annotations
 
+import ctypes
 import multiprocessing
 import os
 import pickle
@@ -45,8 +47,8 @@ R = TypeVar("R")
 
 #: Modules whose native thread pools (invisible to :mod:`threading`) do not survive a fork (OpenMP, MKL, rayon: polars).
 FORK_UNSAFE_MODULES = ("torch", "tensorflow", "jax", "tokenizers", "polars")
-#: Seconds between a worker's checks that its parent is still alive.
-PARENT_CHECK_SECONDS = 1.0
+#: ``prctl``'s option that makes the kernel signal a process when its parent dies (linux/prctl.h).
+PR_SET_PDEATHSIG = 1
 
 
 def start_method() -> str:
@@ -66,23 +68,19 @@ class WorkerDied(NoisecraftError):
     """A worker process ended while the pool had items for it (killed, out of memory, a crash): a one-line error."""
 
 
-def _worker_start() -> None:
+def _worker_start(parent: int) -> None:
     """Every worker's first step. Ctrl-C reaches the whole terminal's process group: the parent handles it (and
     stops the workers), so a worker ignores it rather than print a traceback of its own; SIGTERM, which the parent
     sends to stop it, ends it at once (a forked worker inherits the CLI's handler, which would unwind instead).
-    Then a timer checks the parent: the pool's queues stay open in the worker itself, so a parent killed outright
-    does not end it, and the worker exits (quietly, mid-item or idle) when it finds itself adopted."""
+    Then, on Linux, the kernel is asked to send SIGKILL when the parent dies: the pool's queues stay open in the
+    worker itself, so a parent killed outright would not end it otherwise. A parent that died before the request
+    (the worker has been adopted: another parent pid) ends the worker at once."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    if hasattr(signal, "setitimer"):  # not on Windows
-        parent = os.getppid()
-
-        def check_parent(signum: int, frame: Any) -> None:
-            if os.getppid() != parent:
-                os._exit(1)
-
-        signal.signal(signal.SIGALRM, check_parent)  # a blocking call it interrupts runs it, then resumes (PEP 475)
-        signal.setitimer(signal.ITIMER_REAL, PARENT_CHECK_SECONDS, PARENT_CHECK_SECONDS)
+    if sys.platform == "linux":
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        if os.getppid() != parent:
+            os._exit(1)
 
 
 def _call(function: Callable[[T], R], item: T) -> R:
@@ -145,7 +143,7 @@ class LocalExecutor:
             if method == "fork":  # inherited objects stay shared: a worker's collections do not touch them
                 self._frozen.enter_context(long_lived())
             self._pool = ProcessPoolExecutor(self.num_proc, mp_context=multiprocessing.get_context(method),
-                                             initializer=_worker_start)
+                                             initializer=_worker_start, initargs=(os.getpid(),))
         return self._pool
 
     def imap(self, function: Callable[[T], R], items: Iterable[T], in_flight: int | None = None) -> Iterator[R]:
