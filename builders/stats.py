@@ -143,7 +143,7 @@ class FieldScores:
 
         ``likely_distances`` (e.g. the characters each row's edit log touched) is passed on to rapidfuzz as the
         batch's ``score_hint`` (their largest), which lets it start with its banded algorithm, linear in the text
-        for few edits: a 188,601-character context with 3,000 edits takes 0.05 s instead of 1 s. The result is
+        for few edits: a 188,601-character context with 3,000 edits takes hundredths of a second instead of seconds. The result is
         exact either way: rapidfuzz widens the band until the distance is found.
         """
         refs, hyps = list(map(_as_text, originals)), list(map(_as_text, noisy))
