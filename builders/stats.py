@@ -4,37 +4,31 @@ CER and WER are jiwer's corpus-level figures (total edits over total reference c
 BLEU is sacrebleu's corpus BLEU (default ``13a`` tokenisation), all against the original field.
 Token fields (WikiANN) are compared as space-joined token sequences.
 
-They are not computed by calling jiwer/sacrebleu on every row at the end of a build: that held the
-whole corpus in memory and dominated a build's CPU. :class:`FieldScores` keeps only the sufficient
-statistics (summed edit distances and lengths, BLEU n-gram match counts), so shards can be scored in
-worker processes and merged; its figures are identical to ``jiwer.cer``/``jiwer.wer``/``corpus_bleu``.
-
-A row's word distance and BLEU n-gram matches are counted by the optional C extension ``noisecraft._counting``
-(builders/_counting.c) where pip built it, against a memoised reference; without it, by :func:`_python_counts`,
-the reference implementation, to the same integers (tests/test_stats.py runs both). The extension also tokenizes a
-new reference, sums a row's edit log (:func:`_python_edit_spans` in Python) and searches the character distance
-under the edit log's bound (rapidfuzz in Python), with the same results.
+They are not computed by calling jiwer/sacrebleu on the whole corpus at the end of a build: that held
+every row in memory. :class:`FieldScores` keeps only the sufficient statistics (summed edit distances
+and lengths, BLEU n-gram match counts), counted a batch at a time where the batch is noised (a worker
+process) and merged; its figures are identical to ``jiwer.cer``/``jiwer.wer``/``corpus_bleu``. Each
+batch is counted by the libraries: rapidfuzz's paired Levenshtein distances (``rapidfuzz.process.cpdist``,
+one call) over characters and over jiwer's words, and sacrebleu's BLEU statistics of each pair over
+sacrebleu's 13a tokens.
 """
 
 from __future__ import annotations
 
-import re
 import unicodedata
-from collections import Counter
-from collections.abc import Callable, Sequence
+from collections import Counter, defaultdict
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, fields
 from functools import cache, lru_cache
-from itertools import compress, count, repeat
-from operator import add, eq, itemgetter, mul, ne
-from typing import Any, NamedTuple
+from itertools import compress, repeat
+from operator import eq, itemgetter, ne
+from typing import TYPE_CHECKING, Any
 
 from rapidfuzz.distance import Levenshtein
+from rapidfuzz.process import cpdist
 
-from noisecraft.compiled import compiled
-
-# built only where pip found a C compiler; without it, the same figures counted in Python (slower)
-_CompiledReference, _bounded_distance, _count_runs, _edit_spans, _tokenize_13a = compiled(
-    "noisecraft._counting", ("Reference", "bounded_distance", "count_runs", "edit_spans", "tokenize_13a")) or (None,) * 5
+if TYPE_CHECKING:
+    from sacrebleu.metrics import BLEU
 
 # sacrebleu's defaults for corpus_bleu: n-grams up to order 4, "exp" smoothing, no effective order.
 BLEU_MAX_ORDER = 4
@@ -42,260 +36,91 @@ BLEU_SMOOTH_METHOD = "exp"
 
 _ORIGINAL, _REPLACEMENT, _KIND, _FIELD = map(itemgetter, ("original", "replacement", "kind", "field"))
 
-# jiwer's default word transform (wer_default) first collapses runs of whitespace into one space.
-_MULTIPLE_SPACES = re.compile(r"\s\s+")
-
 
 def _as_text(value: Any) -> str:
     return " ".join(value) if isinstance(value, list) else value
 
 
-def _jiwer_words(text: str) -> list[str]:
-    """Words as jiwer's ``wer_default`` sees them: whitespace runs collapsed, stripped, split on spaces.
-
-    A single tab or newline between two words is *not* a separator for jiwer, so neither is it here.
-    """
-    return [word for word in _MULTIPLE_SPACES.sub(" ", text).strip().split(" ") if word]
-
-
 @lru_cache(maxsize=256)  # the original context of every question of a paragraph
 def _word_count(text: str) -> int:
-    """Words of ``text`` as the per-word noise models count them (runs of word characters and marks): by
-    ``noisecraft._counting.count_runs`` over :func:`_word_flags` where built and the text stays in the Basic
-    Multilingual Plane, else by the pattern (imported only then: an import statement costs a few microseconds a
-    question)."""
-    if _count_runs is not None:
-        runs = _count_runs(text, _word_flags())
-        if runs >= 0:
-            return runs
+    """Words of ``text`` as the per-word noise models count them (runs of word characters and marks)."""
     from noisecraft.text_units import word_pattern
 
     return len(word_pattern().findall(text))
 
 
 @cache
-def _word_flags() -> bytes:
-    """One flag per code point of the Basic Multilingual Plane: whether the word pattern matches it, i.e. a word
-    character of ``re`` (``str.isalnum()`` or ``_``) or a combining mark (category M). Read off the characters
-    directly (~30 ms once) rather than through the pattern, whose mark class takes a scan of all of Unicode
-    (~0.25 s, once per process); tests/test_stats.py checks the two agree on every code point of the plane."""
-    return bytes(ch.isalnum() or ch == "_" or unicodedata.category(ch)[0] == "M" for ch in map(chr, range(0x10000)))
+def _bleu() -> BLEU:
+    """sacrebleu's corpus BLEU with ``corpus_bleu``'s defaults, one instance: its 13a tokenizer (``tokenizer``)
+    memoises its calls (``lru_cache``) per instance. sacrebleu is imported on first use (it is slow to import)."""
+    from sacrebleu.metrics import BLEU
+
+    return BLEU(smooth_method=BLEU_SMOOTH_METHOD, max_ngram_order=BLEU_MAX_ORDER)
 
 
-@lru_cache(maxsize=256)
-def _reference_words(text: str) -> list[str]:
-    """:func:`_jiwer_words` of a reference, memoised like :func:`_word_count` (callers never change the list)."""
-    return _jiwer_words(text)
+def _tokenized(line: str) -> str:
+    """sacrebleu's 13a tokenization of ``line.rstrip()`` (what ``corpus_bleu`` scores), word by word.
+
+    13a's rules look at a character and its neighbours, and every whitespace character is the same to them (not a
+    digit, not ``.``/``,``; sacrebleu puts a space around the line), so a line's tokens are those of its
+    whitespace-separated words, each tokenized alone by sacrebleu's 13a tokenizer, whose memo then serves every repeat
+    of a word: a noisy paragraph costs a split, memo hits and a join instead of 13a's regular expressions over it (their
+    templates run in Python on 3.11). Only ``-\\n`` joins two words: a line holding a newline is tokenized whole.
+    tests/test_stats.py compares the result with sacrebleu's on whole lines."""
+    tokenize = _bleu().tokenizer
+    line = line.rstrip()
+    if "\n" in line:
+        return tokenize(line)
+    return " ".join(filter(None, map(tokenize, line.split())))  # a word may tokenize to nothing (<skipped>)
 
 
-def _word_ids(ref: list[str], hyp: list[str]) -> tuple[list[int], list[int]]:
-    """The two word sequences as integer ids, so the edit distance compares words exactly.
+def _numbered_words(refs: list[str], hyps: list[str]) -> tuple[list[list[int]], list[list[int]]]:
+    """The words of each text as jiwer's ``wer_default`` splits them, numbered over the batch as jiwer numbers them
+    (``jiwer.process._word2int``), so that rapidfuzz compares words exactly: given lists of strings it would compare
+    their hashes."""
+    from jiwer.transformations import wer_default
 
-    jiwer does the same; rapidfuzz given lists of strings would compare their hashes instead.
-    """
-    ids = dict(zip(dict.fromkeys(ref + hyp), count())).__getitem__  # C iterators: no Python step per word
-    return list(map(ids, ref)), list(map(ids, hyp))
-
-
-#: sacrebleu 2's 13a rules (``TokenizerRegexp``), each a pattern and its template. The first puts a space on both
-#: sides of punctuation; it matches every space too, so ``re.sub`` runs its template once per word, and Python 3.11
-#: expands templates in Python. Here that rule is one ``str.replace`` per punctuation character present, leaving
-#: spaces as they are (the later rules see a space as one ``[^0-9]`` character whether it is one space or three,
-#: and the result is split on whitespace), and the other rules get replacement functions.
-_13A_RULES = [
-    (r"([\{-\~\[-\` -\&\(-\+\:-\@\/])", r" \1 "),
-    (r"([^0-9])([\.,])", r"\1 \2 "),
-    (r"([\.,])([^0-9])", r" \1 \2"),
-    (r"([0-9])(-)", r"\1 \2 "),
-]
+    ids: defaultdict[str, int] = defaultdict()
+    ids.default_factory = ids.__len__
+    number = ids.__getitem__
+    return ([list(map(number, words)) for words in wer_default(refs)],
+            [list(map(number, words)) for words in wer_default(hyps)])
 
 
-#: The characters some 13a rule acts on (the first rule's class, "." and "," of the next two, "-" of the last): a
-#: chunk holding none is its own tokenization (most words, and the typos made in them).
-_13A_ACTED_ON = re.compile(r"[\{-\~\[-\` -\&\(-\+\:-\@\/.,\-]")
+def _summed_distances(refs: Sequence[Any], hyps: Sequence[Any], hint: int | None = None) -> int:
+    """Summed Levenshtein distances of the pairs, by one paired rapidfuzz call."""
+    return int(cpdist(refs, hyps, scorer=Levenshtein.distance, score_hint=hint).sum())
 
 
-def _spaced_after(match: re.Match[str]) -> str:
-    return f"{match[1]} {match[2]} "
-
-
-def _spaced_before(match: re.Match[str]) -> str:
-    return f" {match[1]} {match[2]}"
-
-
-class _Fast13a(NamedTuple):
-    """The pieces of the fast 13a tokenizer that the compiled counting shares (see :func:`_fast_13a`)."""
-
-    #: Each whitespace-separated chunk seen and its tokenization (bounded).
-    memo: dict[str, str]
-    #: The tokenization of one chunk, through the memo.
-    chunk: Callable[[str], str]
-    #: The rules applied to a whole line (lines holding a newline).
-    whole: Callable[[str], str]
-
-
-#: For ``noisecraft._counting``, one byte per ASCII character: 1 where 13a's first rule puts spaces around it, 2 where
-#: only another rule acts on it (``.``, ``,``, ``-``), 0 where none does (:data:`_13A_ACTED_ON`).
-_13A_ACTED_FLAGS = bytes(1 if re.fullmatch(_13A_RULES[0][0], ch) else 2 if _13A_ACTED_ON.match(ch) else 0
-                         for ch in map(chr, range(128)))
-
-
-@cache
-def _fast_13a() -> _Fast13a | None:
-    """sacrebleu's 13a rules applied faster, chunk by chunk, when the installed sacrebleu has the rules this module
-    knows (None otherwise: then sacrebleu's own tokenizer is used). sacrebleu is imported on first use (it is slow
-    to import).
-
-    The rules look at a character and its neighbours only, and every whitespace character is the same to them
-    (not a digit, not ``.``/``,``), so a line's tokens are the tokens of its whitespace-separated chunks, each
-    tokenized alone between two spaces. Chunks (words) repeat, so each is tokenized once (a bounded memo). Lines
-    holding a newline (``-\\n`` joins two chunks) go through the rules whole."""
-    from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
-
-    rules = Tokenizer13a()._post_tokenizer._re
-    if [(pattern.pattern, template) for pattern, template in rules] != _13A_RULES:
-        return None
-    spaced = [(ch, f" {ch} ") for ch in map(chr, range(128)) if ch != " " and rules[0][0].fullmatch(ch)]
-    rest = [(rules[1][0].sub, _spaced_after), (rules[2][0].sub, _spaced_before), (rules[3][0].sub, _spaced_after)]
-
-    def whole(line: str) -> str:
-        line = line.replace("<skipped>", "").replace("-\n", "").replace("\n", " ")
-        if "&" in line:
-            line = line.replace("&quot;", '"').replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">")
-        line = f" {line} "
-        for ch, replacement in spaced:
-            if ch in line:
-                line = line.replace(ch, replacement)
-        for sub, replace in rest:
-            line = sub(replace, line)
-        return " ".join(line.split())
-
-    memo: dict[str, str] = {}
-    acted_on = _13A_ACTED_ON.search
-
-    def chunk(word: str) -> str:
-        found = memo.get(word)
-        if found is None:
-            if len(memo) > 20_000:  # bound memory (~3 MB a process): typos fill it with words seen once
-                memo.clear()
-            found = memo[word] = whole(word) if acted_on(word) else word
-        return found
-
-    return _Fast13a(memo, chunk, whole)
-
-
-@cache
-def _bleu_tokenizer() -> Callable[[str], str]:
-    """sacrebleu's 13a tokenizer, by :func:`_fast_13a`'s chunks where it applies (a noisy paragraph then costs a
-    split, dictionary lookups and a join), else sacrebleu's own. The output is sacrebleu's, character for character
-    (tests/test_stats.py compares them)."""
-    fast = _fast_13a()
-    if fast is None:
-        from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
-
-        return Tokenizer13a()
-    memo, chunk, whole = fast
-
-    @lru_cache(maxsize=1024)  # originals repeat (SQuAD contexts); noisy lines rarely do
-    def tokenize(line: str) -> str:
-        if "\n" in line:
-            return whole(line)
-        words = line.split()
-        pieces = list(map(memo.get, words))
-        if None in pieces:
-            for index, piece in enumerate(pieces):
-                if piece is None:
-                    pieces[index] = chunk(words[index])
-        return " ".join(filter(None, pieces))  # a chunk may tokenize to nothing (<skipped>)
-
-    return tokenize
-
-
-def _ngram_keys(ids: list[int], base: int) -> list[list[int]]:
-    """The n-grams (n = 1..4) of a sequence of token ids below ``base``, each n-gram as one integer (its ids as
-    digits in base ``base``), computed by C iterators (``map`` over shifted views): no tuple and no Python step
-    per n-gram."""
-    keys = [ids]
-    for n in range(2, BLEU_MAX_ORDER + 1):
-        keys.append(list(map(add, map(mul, keys[-1], repeat(base)), ids[n - 1 :])))
-    return keys
-
-
-class _ReferenceNgrams:
-    """A tokenized reference's length, vocabulary (token ids from 1) and, per n-gram order, its n-grams as a list
-    and as a set (fewer members than the list: some repeat), and their counts, made on first need."""
-
-    __slots__ = ("length", "vocabulary", "keys", "sets", "counts")
-
-    def __init__(self, tokenized: str) -> None:
-        tokens = tokenized.split()
-        self.length = len(tokens)
-        self.vocabulary = dict(zip(dict.fromkeys(tokens), count(1)))
-        self.keys = _ngram_keys(list(map(self.vocabulary.__getitem__, tokens)), len(self.vocabulary) + 1)
-        self.sets = [set(keys) for keys in self.keys]
-        self.counts: list[Counter[int] | None] = [None] * BLEU_MAX_ORDER
-
-    def count_of(self, order: int) -> Counter[int]:
-        """Counts of the n-grams of one order (index 0: unigrams)."""
-        found = self.counts[order]
-        if found is None:
-            found = self.counts[order] = Counter(self.keys[order])
-        return found
-
-
-@lru_cache(maxsize=256)  # rows of a paragraph come together; a few MB at most
-def _reference_ngrams(tokenized: str) -> _ReferenceNgrams:
-    """:class:`_ReferenceNgrams` of a tokenized reference, memoised: every question row of a SQuAD paragraph
-    carries the same original context."""
-    return _ReferenceNgrams(tokenized)
-
-
-def bleu_matches(ref: str, hyp: str) -> tuple[int, int, list[int]]:
-    """Reference length, hypothesis length and sacrebleu's clipped n-gram matches (n = 1..4) of one pair of
-    13a-tokenized lines: per order, ``min(hyp count, ref count)`` summed over the n-grams they share, as
-    ``sacrebleu.metrics.BLEU`` counts them (an unchanged line matches all its n-grams).
-
-    Tokens are numbered by the reference's vocabulary; a hypothesis token the reference lacks is 0, so every
-    n-gram holding one is absent from the reference's counts and matches nothing, exactly as the word itself.
-    Where one side has no repeated n-gram of an order, every shared n-gram has ``min(...) = 1``, so the matches
-    are the size of the two sets' intersection; counts are made only when both sides repeat one (unigrams of
-    a paragraph, mostly)."""
-    reference = _reference_ngrams(ref)
-    ref_len = reference.length
-    if hyp == ref:
-        return ref_len, ref_len, [max(ref_len - n + 1, 0) for n in range(1, BLEU_MAX_ORDER + 1)]
-    hyp_tokens = hyp.split()
-    vocabulary = reference.vocabulary
-    hyp_keys = _ngram_keys(list(map(vocabulary.get, hyp_tokens, repeat(0))), len(vocabulary) + 1)
-    matches = []
-    for order, (keys, ref_keys, ref_set) in enumerate(zip(hyp_keys, reference.keys, reference.sets)):
-        hyp_set = set(keys)
-        common = hyp_set & ref_set
-        if len(hyp_set) == len(keys) or len(ref_set) == len(ref_keys):
-            matches.append(len(common))
-            continue
-        theirs, mine = Counter(keys), reference.count_of(order)
-        matches.append(sum(map(min, map(theirs.__getitem__, common), map(mine.__getitem__, common))))
-    return ref_len, len(hyp_tokens), matches
+def _bleu_statistics(refs: list[str], hyps: list[str]) -> list[int]:
+    """sacrebleu's BLEU statistics of the pairs, summed: hypothesis and reference lengths, then clipped n-gram matches
+    and n-gram totals (n = 1..4), as ``BLEU.corpus_score`` sums them. Its per-segment steps are called directly
+    (``BLEU._extract_reference_info``, ``BLEU._compute_segment_statistics``: the hooks every sacrebleu metric
+    implements) so that each distinct reference's n-grams are counted once a batch: every question row of a SQuAD
+    paragraph carries the same context."""
+    bleu = _bleu()
+    references = {ref: bleu._extract_reference_info([_tokenized(ref)]) for ref in dict.fromkeys(refs)}
+    segments = map(bleu._compute_segment_statistics, map(_tokenized, hyps), map(references.__getitem__, refs))
+    return list(map(sum, zip(*segments)))
 
 
 @dataclass
 class FieldScores:
     """Mergeable sufficient statistics of CER, WER and BLEU for one perturbed field.
 
-    ``add`` scores one (original, noisy) pair and keeps only integer sums, so memory is constant and
-    accumulators of different shards (e.g. in worker processes) can be ``merge``d, or sent back as
-    ``to_dict`` and rebuilt with ``from_dict``. The figures equal jiwer's and sacrebleu's corpus-level
-    ones on the same pairs because the sums are the very ones those libraries build internally:
+    ``add_all`` scores a batch of (original, noisy) pairs and keeps only integer sums, so memory is
+    constant and accumulators of different shards (e.g. in worker processes) can be ``merge``d, or sent
+    back as ``to_dict`` and rebuilt with ``from_dict``. The figures equal jiwer's and sacrebleu's
+    corpus-level ones on the same pairs because the sums are the very ones those libraries build:
 
     - CER/WER (jiwer 4 defaults): per sentence, the Levenshtein distance over characters of the stripped
       text, or over its words (whitespace runs collapsed, stripped, split on ``" "``); errors summed over
       sentences are divided by the summed reference length. With no reference character/word at all,
       jiwer returns the number of insertions, i.e. the summed distance, and so does this class.
-    - BLEU (sacrebleu 2 ``corpus_bleu`` defaults): per sentence, 13a-tokenised n-gram matches
-      (clipped by the reference counts) and totals for n = 1..4, and hypothesis/reference lengths;
-      the summed counts go through ``sacrebleu.metrics.BLEU.compute_bleu`` with ``exp`` smoothing.
-      A row is counted by :func:`_compiled_counts` (C) or :func:`_python_counts` (see the module's docstring).
+    - BLEU (sacrebleu 2 ``corpus_bleu`` defaults): sacrebleu's per-sentence statistics, 13a-tokenised
+      n-gram matches (clipped by the reference counts) and totals for n = 1..4, and hypothesis/reference
+      lengths, summed (:func:`_bleu_statistics`); the sums go through
+      ``sacrebleu.metrics.BLEU.compute_bleu`` with ``exp`` smoothing.
     """
 
     sentences: int = 0
@@ -309,28 +134,36 @@ class FieldScores:
     bleu_total: list[int] = field(default_factory=lambda: [0] * BLEU_MAX_ORDER)
 
     def add(self, original: str | list[str], noisy: str | list[str], likely_distance: int | None = None) -> None:
-        """Score one noisy value against its original (token lists are compared as space-joined text).
+        """Score one noisy value against its original (see :meth:`add_all`)."""
+        self.add_all([original], [noisy], None if likely_distance is None else [likely_distance])
 
-        ``likely_distance`` (e.g. the characters an edit log touched) lets rapidfuzz use its banded
-        algorithm, linear in the text for few edits: a 188,601-character context with 3,000 edits
-        takes 0.05 s instead of 1 s. The result is exact either way: past the bound it recomputes.
+    def add_all(self, originals: Sequence[str | list[str]], noisy: Sequence[str | list[str]],
+                likely_distances: Sequence[int] | None = None) -> None:
+        """Score a batch of noisy values against their originals (token lists are compared as space-joined text).
+
+        ``likely_distances`` (e.g. the characters each row's edit log touched) is passed on to rapidfuzz as the
+        batch's ``score_hint`` (their largest), which lets it start with its banded algorithm, linear in the text
+        for few edits: a 188,601-character context with 3,000 edits takes hundredths of a second instead of seconds. The result is
+        exact either way: rapidfuzz widens the band until the distance is found.
         """
-        ref, hyp = _as_text(original), _as_text(noisy)
-        self.sentences += 1
-        ref_chars, hyp_chars = ref.strip(), hyp.strip()
-        self.ref_chars += len(ref_chars)
-        if hyp != ref:  # an unchanged field (most rows of a low rate): no distance to compute
-            self.char_errors += _char_distance(ref_chars, hyp_chars, likely_distance)
-        counts = _python_counts if _CompiledReference is None else _compiled_counts
-        word_errors, ref_words, ref_len, hyp_len, matches = counts(ref, hyp)
-        self.word_errors += word_errors
-        self.ref_words += ref_words
-        self.bleu_sys_len += hyp_len
+        refs, hyps = list(map(_as_text, originals)), list(map(_as_text, noisy))
+        if len(refs) != len(hyps):
+            raise ValueError(f"{len(refs)} originals but {len(hyps)} noisy values")
+        if not refs:
+            return
+        self.sentences += len(refs)
+        stripped_refs = [ref.strip() for ref in refs]
+        self.ref_chars += sum(map(len, stripped_refs))
+        self.char_errors += _summed_distances(stripped_refs, [hyp.strip() for hyp in hyps],
+                                              max(likely_distances) if likely_distances else None)
+        ref_words, hyp_words = _numbered_words(refs, hyps)
+        self.ref_words += sum(map(len, ref_words))
+        self.word_errors += _summed_distances(ref_words, hyp_words)
+        sys_len, ref_len, *counts = _bleu_statistics(refs, hyps)
+        self.bleu_sys_len += sys_len
         self.bleu_ref_len += ref_len
-        correct, total = self.bleu_correct, self.bleu_total
-        for n in range(1, min(hyp_len, BLEU_MAX_ORDER) + 1):
-            total[n - 1] += hyp_len - n + 1  # every position starts one n-gram
-            correct[n - 1] += matches[n - 1]
+        self.bleu_correct = list(map(int.__add__, self.bleu_correct, counts[:BLEU_MAX_ORDER]))
+        self.bleu_total = list(map(int.__add__, self.bleu_total, counts[BLEU_MAX_ORDER:]))
 
     def merge(self, other: FieldScores) -> None:
         """Add another accumulator's pairs (e.g. another shard's) to this one."""
@@ -372,81 +205,17 @@ class FieldScores:
         return {name: round(value, 2) for name, value in self.exact_scores().items()}
 
 
-#: A row's word errors, reference words, reference and hypothesis 13a tokens, and clipped BLEU matches (n = 1..4).
-RowCounts = tuple[int, int, int, int, list[int]]
-
-
-def _python_counts(ref: str, hyp: str) -> RowCounts:
-    """:data:`RowCounts` of one pair, in Python: the reference implementation (words as jiwer splits them,
-    rapidfuzz's Levenshtein over their ids, :func:`bleu_matches` over 13a tokens)."""
-    tokenize = _bleu_tokenizer()
-    ref_tokenized = tokenize(ref.rstrip())
-    if hyp == ref:
-        ref_len, hyp_len, matches = bleu_matches(ref_tokenized, ref_tokenized)
-        return 0, len(_reference_words(ref)), ref_len, hyp_len, matches
-    ref_ids, hyp_ids = _word_ids(_reference_words(ref), _jiwer_words(hyp))
-    ref_len, hyp_len, matches = bleu_matches(ref_tokenized, tokenize(hyp.rstrip()))
-    return Levenshtein.distance(ref_ids, hyp_ids), len(ref_ids), ref_len, hyp_len, matches
-
-
-@lru_cache(maxsize=256)  # rows of a paragraph come together; ~20 KB a paragraph
-def _compiled_reference(ref: str) -> Any:
-    """``noisecraft._counting.Reference`` of a reference: its words, 13a tokens and n-gram counts, memoised (every
-    question row of a SQuAD paragraph carries the same original context). The 13a tokens are cut in C as a
-    hypothesis's are (``tokenize_13a``, the same string as :func:`_bleu_tokenizer`'s), except in lines holding a
-    newline: every new question is a new reference, and tokenizing it in Python was a third of its cost."""
-    line = ref.rstrip()
-    fast = _fast_13a()
-    if fast is None or "\n" in line:
-        return _CompiledReference(ref, _bleu_tokenizer()(line))
-    return _CompiledReference(ref, _tokenize_13a(line, _13A_ACTED_FLAGS, fast.memo, fast.chunk))
-
-
-def _compiled_counts(ref: str, hyp: str) -> RowCounts:
-    """:data:`RowCounts` of one pair by ``noisecraft._counting`` (the same integers as :func:`_python_counts`):
-    the hypothesis is split, looked up in the memoised reference's tables, n-gram matched and word-aligned in C;
-    Python only tokenizes the 13a chunks that hold punctuation (memoised) and lines holding a newline."""
-    reference = _compiled_reference(ref)
-    if hyp == ref:
-        tokens = reference.tokens
-        return 0, reference.words, tokens, tokens, [max(tokens - n + 1, 0) for n in range(1, BLEU_MAX_ORDER + 1)]
-    line = hyp.rstrip()
-    fast = _fast_13a()
-    if fast is None or "\n" in line:
-        distance, hyp_len, *matches = reference.counts(hyp, _bleu_tokenizer()(line), None, None, None)
-    else:
-        distance, hyp_len, *matches = reference.counts(hyp, line, _13A_ACTED_FLAGS, fast.memo, fast.chunk)
-    if distance < 0:  # past the C bit table's bound (thousands of distinct words): rapidfuzz's banded search
-        distance = Levenshtein.distance(*_word_ids(_reference_words(ref), _jiwer_words(hyp)))
-    return distance, reference.words, reference.tokens, hyp_len, matches
-
-
-def _char_distance(a: str, b: str, likely: int | None) -> int:
-    """Levenshtein distance; with a likely upper bound, first a search under that bound: ``noisecraft._counting``'s
-    diagonal search where built (twice as fast as rapidfuzz's banded one on a paragraph with a few dozen typos) and
-    the bound is small enough for it to pay (-2 otherwise), else rapidfuzz's. Past the bound, the full distance."""
-    if likely is not None:
-        found = -2 if _bounded_distance is None else _bounded_distance(a, b, likely)
-        if found == -2:
-            found = Levenshtein.distance(a, b, score_cutoff=likely)  # likely + 1 past the bound
-        if 0 <= found <= likely:
-            return found
-    return Levenshtein.distance(a, b)
-
-
 def field_scores(originals: Sequence[Any], noisy: Sequence[Any]) -> dict[str, float]:
     """CER, WER and BLEU (percent, 2 decimals) of noisy texts against their originals."""
     scores = FieldScores()
-    for original, noised in zip(originals, noisy, strict=True):
-        scores.add(original, noised)
+    scores.add_all(originals, noisy)
     return scores.scores()
 
 
-def _python_edit_spans(log: Sequence[dict[str, Any]], fields: Sequence[str], kinds: Counter[str]) -> tuple[int, list[int]]:
+def _edit_spans(log: Sequence[dict[str, Any]], fields: Sequence[str], kinds: Counter[str]) -> tuple[int, list[int]]:
     """For one row's edit log: the edits that change text (their kinds counted into ``kinds``), and per field the
     summed spans (``max(len(original), len(replacement))``) of its edits, a likely bound on its character distance.
-    The reference implementation of ``noisecraft._counting.edit_spans`` (tests/test_stats.py compares them); per edit,
-    C iterators (map, compress) rather than Python steps: contexts carry dozens."""
+    Per edit, C iterators (map, compress) rather than Python steps: contexts carry dozens."""
     originals, replacements = list(map(_ORIGINAL, log)), list(map(_REPLACEMENT, log))
     changed = list(map(ne, originals, replacements))  # only edits that change text count
     kinds.update(compress(map(_KIND, log), changed))
@@ -491,21 +260,21 @@ class ConfigStats:
         self.rows += len(kept)
         self.dropped.update(dropped)
         kinds: Counter[str] = Counter()  # the batch's changed edits by kind ("a+b" for a chained edit), split at the end
-        per_field = [(name, f"original_{name}", self.scores[name].add,
-                      self.normalised[name].add if name in self.normalised else None) for name in self.fields]
-        spans_of = _python_edit_spans if _edit_spans is None else _edit_spans
+        spans = []  # per row, per field: the characters its edits touched
         for row in kept:
-            edits, spans = spans_of(row["noise_edits"], self.fields, kinds)
+            edits, touched = _edit_spans(row["noise_edits"], self.fields, kinds)
             self.rows_changed += edits > 0
             self.edits += edits
-            for (name, original_key, score, normalised), touched in zip(per_field, spans):
-                original = row[original_key]
-                score(original, row[name], touched + 2)  # +2: stripping may add a little
-                if normalised is not None:
-                    normalised(without_case_and_punctuation(_as_text(original)),
-                               without_case_and_punctuation(_as_text(row[name])))
-                if self.per_word:
-                    self.words += _word_count(_as_text(original))
+            spans.append(touched)
+        for name, touched in zip(self.fields, zip(*spans)):
+            originals = [_as_text(row[f"original_{name}"]) for row in kept]
+            noisy = [_as_text(row[name]) for row in kept]
+            self.scores[name].add_all(originals, noisy, [span + 2 for span in touched])  # +2: stripping may add a little
+            if name in self.normalised:
+                self.normalised[name].add_all(list(map(without_case_and_punctuation, originals)),
+                                              list(map(without_case_and_punctuation, noisy)))
+            if self.per_word:
+                self.words += sum(map(_word_count, originals))
         for joined, times in kinds.items():  # each distinct kind string split once a batch
             for kind in dict.fromkeys(joined.split("+")):
                 self.edits_by_kind[kind] += times

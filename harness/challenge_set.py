@@ -163,8 +163,7 @@ def character_error_rate(originals: list[str], noisy: list[str]) -> float:
     """The row's CER as a fraction, computed as the card computes it (:class:`noisecraft.stats.FieldScores`:
     jiwer's CER, summed over the perturbed fields), so a breakdown and the card never disagree."""
     scores = FieldScores()
-    for original, noised in zip(originals, noisy, strict=True):
-        scores.add(original, noised)
+    scores.add_all(originals, noisy)
     return scores.exact_scores()["cer"] / 100
 
 
