@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import unicodedata
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from functools import cache, lru_cache
 from itertools import compress, repeat
@@ -51,11 +51,19 @@ def _word_count(text: str) -> int:
 
 @cache
 def _bleu() -> BLEU:
-    """sacrebleu's corpus BLEU with ``corpus_bleu``'s defaults, one instance: its 13a tokenizer (``tokenizer``)
-    memoises its calls (``lru_cache``) per instance. sacrebleu is imported on first use (it is slow to import)."""
+    """sacrebleu's corpus BLEU with ``corpus_bleu``'s defaults, scoring lines tokenized beforehand by
+    :func:`_tokenized` (``tokenize="none"``). sacrebleu is imported on first use (it is slow to import)."""
     from sacrebleu.metrics import BLEU
 
-    return BLEU(smooth_method=BLEU_SMOOTH_METHOD, max_ngram_order=BLEU_MAX_ORDER)
+    return BLEU(smooth_method=BLEU_SMOOTH_METHOD, max_ngram_order=BLEU_MAX_ORDER, tokenize="none")
+
+
+@cache
+def _tokenizer_13a() -> Callable[[str], str]:
+    """sacrebleu's 13a tokenizer, one instance: it memoises its calls (``lru_cache``)."""
+    from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
+
+    return Tokenizer13a()
 
 
 def _tokenized(line: str) -> str:
@@ -67,7 +75,7 @@ def _tokenized(line: str) -> str:
     of a word: a noisy paragraph costs a split, memo hits and a join instead of 13a's regular expressions over it (their
     templates run in Python on 3.11). Only ``-\\n`` joins two words: a line holding a newline is tokenized whole.
     tests/test_stats.py compares the result with sacrebleu's on whole lines."""
-    tokenize = _bleu().tokenizer
+    tokenize = _tokenizer_13a()
     line = line.rstrip()
     if "\n" in line:
         return tokenize(line)
@@ -94,14 +102,9 @@ def _summed_distances(refs: Sequence[Any], hyps: Sequence[Any], hint: int | None
 
 def _bleu_statistics(refs: list[str], hyps: list[str]) -> list[int]:
     """sacrebleu's BLEU statistics of the pairs, summed: hypothesis and reference lengths, then clipped n-gram matches
-    and n-gram totals (n = 1..4), as ``BLEU.corpus_score`` sums them. Its per-segment steps are called directly
-    (``BLEU._extract_reference_info``, ``BLEU._compute_segment_statistics``: the hooks every sacrebleu metric
-    implements) so that each distinct reference's n-grams are counted once a batch: every question row of a SQuAD
-    paragraph carries the same context."""
-    bleu = _bleu()
-    references = {ref: bleu._extract_reference_info([_tokenized(ref)]) for ref in dict.fromkeys(refs)}
-    segments = map(bleu._compute_segment_statistics, map(_tokenized, hyps), map(references.__getitem__, refs))
-    return list(map(sum, zip(*segments)))
+    and n-gram totals (n = 1..4): the public fields of one ``BLEU.corpus_score`` over the batch."""
+    score = _bleu().corpus_score(list(map(_tokenized, hyps)), [list(map(_tokenized, refs))])
+    return [score.sys_len, score.ref_len, *score.counts, *score.totals]
 
 
 @dataclass
