@@ -22,7 +22,7 @@ from noisecraft.extras import require
 from noisecraft.harness.breakdowns import noise_breakdowns
 from noisecraft.harness.challenge_set import ConfigData, open_challenge_set
 from noisecraft.harness.models import EvalModel, ModelRequest, load_model
-from noisecraft.harness.paired_stats import Statistic, clustered_bootstrap
+from noisecraft.harness.paired_stats import Statistic, clustered_bootstrap, significant
 from noisecraft.harness.result import EvaluationResult
 from noisecraft.harness.salad import default_label, word_salad_rows
 from noisecraft.harness.scoring import (
@@ -201,7 +201,7 @@ def _by_language(scored: list[tuple[str, ConfigData, ScoredConfig]], settings: S
                      "primary_metric": members[0][0].task.primary_metric, "configs": [d.name for d, _ in members],
                      "n": len(clean), "examples": len(set(clusters.tolist())), "clean": clean_value, "noisy": noisy_value,
                      "difference": clean_value - noisy_value, "ci": [low, high], "test": "clustered bootstrap",
-                     "significant": bool(not np.isnan(low) and (low > 0 or high < 0))})
+                     "significant": significant(low, high)})
     return rows
 
 

@@ -7,6 +7,8 @@
 * :func:`clustered_bootstrap`: the same for rows that are not independent, e.g. the configs of a folder
   that share one source row (four noises of the same 872 SST-2 sentences): whole clusters (the source
   example) are resampled, so a pooled test never counts one example as four.
+* :func:`significant`: the one significance rule of a bootstrapped difference (per config and pooled): its
+  interval excludes 0.
 * :func:`mcnemar_exact`: McNemar's exact test of paired binary outcomes (correct clean vs correct noisy):
   under the null the discordant pairs split as Binomial(b + c, 1/2); the two-sided p-value is
   ``min(1, 2 * P(X <= min(b, c)))``. Exact at every sample size, computed in log space with the stdlib.
@@ -103,6 +105,12 @@ def clustered_bootstrap(clean_parts: np.ndarray, noisy_parts: np.ndarray, cluste
     return percentile_interval(score(clean_totals, counts, f1) - score(noisy_totals, counts, f1), confidence)
 
 
+def significant(low: float, high: float) -> bool:
+    """Whether a difference is significant by its interval ``[low, high]``: the interval excludes 0 (an interval
+    that touches 0 does not; ``nan``, no interval, never is). The one rule of every bootstrap-tested row."""
+    return bool(low > 0 or high < 0)
+
+
 def _log_binomial_pmf(k: int, n: int) -> float:
     return math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1) - n * math.log(2)
 
@@ -143,5 +151,5 @@ def compare(clean: Statistic, noisy: Statistic, n: int, *, resamples: int, confi
         result["mcnemar"] = mcnemar_exact(clean_correct, noisy_correct)
         result["significant"] = bool(result["mcnemar"]["p_value"] < alpha)
     else:
-        result["significant"] = bool(not math.isnan(low) and (low > 0 or high < 0))
+        result["significant"] = significant(low, high)
     return result

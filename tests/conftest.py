@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
 
 # Without these a missing Hub file costs 20-45 s of retries; tests must never reach the network.
 os.environ["HF_HUB_OFFLINE"] = "1"
@@ -15,6 +16,11 @@ os.environ["HF_DATASETS_OFFLINE"] = "1"
 os.environ.setdefault("HF_DATASETS_DISABLE_PROGRESS_BARS", "1")
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
+
+# No property of this suite is about time: Hypothesis's 200 ms deadline only fails tests on a loaded machine. The
+# profile is every test's default (an explicit @settings inherits it); loaded here, before any test module.
+settings.register_profile("noisecraft", deadline=None)
+settings.load_profile("noisecraft")
 
 
 class OnFirstUse:
@@ -28,6 +34,8 @@ class OnFirstUse:
         if attribute.startswith("_"):  # pytest's collection probes objects for its markers: no import for those
             raise AttributeError(attribute)
         return getattr(importlib.import_module(self.name), attribute)
+
+
 CORPORA = Path(os.environ.get("NOISECRAFT_CORPORA", REPO_ROOT.parent / "shared" / "corpora"))
 
 

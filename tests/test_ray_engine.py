@@ -22,12 +22,13 @@ from noisecraft.runtime.device import Accelerator, Placement, pick_placement
 
 from conftest import corpus
 
-XQUAD_EN = corpus("xquad/xquad.en.json")
-DUMPS = [corpus("mediawiki/enwiki-20140102.tiny.xml.gz"), corpus("mediawiki/hiwiki_main_page_13revs.xml"),
-         corpus("mediawiki/pywikibot_article-pyrus.xml.bz2")]
-TWEETS = [corpus("sentiment140/testdata.manual.2009.06.14.csv"),
-          corpus("sentiment140/training.1600000.processed.noemoticon.head10k_tail10k.csv")]
-LEXICON = [corpus("opinion_lexicon/positive-words.txt"), corpus("opinion_lexicon/negative-words.txt")]
+#: Files of the shared real corpora, looked up by the tests that read them (the others run without the corpora).
+XQUAD_EN = "xquad/xquad.en.json"
+DUMPS = ["mediawiki/enwiki-20140102.tiny.xml.gz", "mediawiki/hiwiki_main_page_13revs.xml",
+         "mediawiki/pywikibot_article-pyrus.xml.bz2"]
+TWEETS = ["sentiment140/testdata.manual.2009.06.14.csv",
+          "sentiment140/training.1600000.processed.noemoticon.head10k_tail10k.csv"]
+LEXICON = ["opinion_lexicon/positive-words.txt", "opinion_lexicon/negative-words.txt"]
 
 
 @pytest.fixture(scope="module")
@@ -44,7 +45,7 @@ def _files(folder: Path) -> dict[str, bytes]:
 
 
 def test_a_ray_build_is_byte_identical_to_a_local_build(ray_cluster, tmp_path):
-    options = dict(data_file=XQUAD_EN, seed=3, noise=["keyboard@1", "swap"], progress=False)
+    options = dict(data_file=corpus(XQUAD_EN), seed=3, noise=["keyboard@1", "swap"], progress=False)
     nc.build("xquad", out=tmp_path / "local", batch_size=97, **options)
     nc.build("xquad", out=tmp_path / "ray", batch_size=97, engine="ray", **options)  # 13 batches per config as tasks
     local, remote = _files(tmp_path / "local"), _files(tmp_path / "ray")
@@ -57,23 +58,24 @@ def test_a_recipe_builds_the_same_on_ray(ray_cluster, tmp_path):
     recipe.write_text('name = "tiny"\nversion = "1.0.0"\ndescription = "two configs"\n\n[[configs]]\nsource = "xquad"\n'
                       'langs = ["en"]\nsplit = "validation"\nfields = ["question"]\ndata_file = "xquad.{lang}.json"\n'
                       'seeds = [0, 1]\nnoise = [{ name = "keyboard", rate = 0.1 }]\n', encoding="utf-8")
-    options = dict(data_dir=XQUAD_EN.parent, batch_size=500, progress=False)
+    options = dict(data_dir=corpus(XQUAD_EN).parent, batch_size=500, progress=False)
     nc.build_recipe(recipe, tmp_path / "local", **options)
     nc.build_recipe(recipe, tmp_path / "ray", engine="ray", **options)
     assert _files(tmp_path / "local") == _files(tmp_path / "ray")
 
 
 def test_ray_mining_gives_the_local_dictionary_and_resumes_from_checkpoints(ray_cluster, tmp_path, monkeypatch):
+    dumps, tweets, lexicon = ([corpus(name) for name in names] for names in (DUMPS, TWEETS, LEXICON))
     miner = WikiEditMiner("en")
-    local, _ = mine_dumps(miner, DUMPS, tmp_path / "local", progress=False)
-    remote, run = mine_dumps(miner, DUMPS, tmp_path / "ray", progress=False, engine="ray")
+    local, _ = mine_dumps(miner, dumps, tmp_path / "local", progress=False)
+    remote, run = mine_dumps(miner, dumps, tmp_path / "ray", progress=False, engine="ray")
     assert run["files_resumed"] == 0 and dictionary_rows("en", remote) == dictionary_rows("en", local)
     (tmp_path / "ray" / sorted(os.listdir(tmp_path / "ray"))[0]).unlink()  # as if interrupted before that file
-    again, run = mine_dumps(miner, DUMPS, tmp_path / "ray", progress=False, engine="ray")
+    again, run = mine_dumps(miner, dumps, tmp_path / "ray", progress=False, engine="ray")
     assert run["files_resumed"] == 2 and dictionary_rows("en", again) == dictionary_rows("en", local)
 
-    local_dict, _ = mine("reduplication", TWEETS, tmp_path / "r-local", lang="en", lexicon_files=LEXICON)
-    ray_dict, _ = mine("reduplication", TWEETS, tmp_path / "r-ray", lang="en", lexicon_files=LEXICON, engine="ray")
+    local_dict, _ = mine("reduplication", tweets, tmp_path / "r-local", lang="en", lexicon_files=lexicon)
+    ray_dict, _ = mine("reduplication", tweets, tmp_path / "r-ray", lang="en", lexicon_files=lexicon, engine="ray")
     assert ray_dict.rows == local_dict.rows and len(ray_dict.rows) > 50
     assert {k: v for k, v in ray_dict.stats.items() if k != "seconds"} == \
            {k: v for k, v in local_dict.stats.items() if k != "seconds"}
