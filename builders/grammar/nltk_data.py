@@ -24,7 +24,6 @@ from pathlib import Path
 
 from noisecraft.errors import ConfigError, InputError
 from noisecraft.extras import require
-from noisecraft.grammar.perceptron_training import train_tagger
 from noisecraft.grammar.tagging import PERCEPTRON
 
 #: Where Debian's wordnet-base and wordnet-sense-index put WordNet 3.0.
@@ -92,11 +91,13 @@ def tagged_sentences(path: Path) -> list[list[tuple[str, str]]]:
 
 
 def train_perceptron(root: Path, sentences: list[list[tuple[str, str]]], iterations: int) -> None:
-    """NLTK's perceptron trained on ``sentences``, written as ``<root>/taggers/averaged_perceptron_tagger_eng``.
+    """NLTK's perceptron trained on ``sentences`` by NLTK's own ``train``, written as
+    ``<root>/taggers/averaged_perceptron_tagger_eng``.
 
-    Trained by :func:`~noisecraft.grammar.perceptron_training.train_tagger` (NLTK's weights, faster). The training
-    shuffles with the global ``random``: the state is saved and restored around a fixed seed, so the weights are
-    the same on every run and the process's generator is left as it was."""
+    The training shuffles with the global ``random``: the state is saved and restored around a fixed seed, so the
+    weights are the same on every run and the process's generator is left as it was. The files are written here,
+    not by ``train(save_loc=...)``, with sorted keys and classes: the folder's bytes are its digest, which enters
+    the seed of grammar noise."""
     require("nltk", "grammar")
     from nltk.tag.perceptron import PerceptronTagger
 
@@ -106,7 +107,7 @@ def train_perceptron(root: Path, sentences: list[list[tuple[str, str]]], iterati
     try:
         random.seed(0)
         tagger = PerceptronTagger(load=False)
-        train_tagger(tagger, sentences, iterations)
+        tagger.train(sentences, nr_iter=iterations)
     finally:
         random.setstate(state)
     folder = root / "taggers" / PERCEPTRON
