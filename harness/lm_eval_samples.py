@@ -165,10 +165,11 @@ def _lines(path: Path) -> list[dict[str, Any]]:
 
 
 def model_label(name: str) -> str:
-    """How tables name an lm-eval model: a Hub id as it is, a local folder by its last part (as for encoders)."""
-    if re.fullmatch(r"[\w.-]+/[\w.-]+", name) and not name.startswith("."):
-        return name
-    return Path(name).name or name
+    """How tables name an lm-eval model: a local folder by its last part (as for encoders), a Hub id as it is."""
+    path = Path(name).expanduser()
+    if path.is_dir() or not re.fullmatch(r"[\w.-]+/[\w.-]+", name) or name.startswith("."):
+        return path.name or name
+    return name
 
 
 def _model(results: dict[str, Any], folder: str, models: dict[str, LmEvalModel]) -> LmEvalModel:

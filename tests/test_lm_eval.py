@@ -291,3 +291,12 @@ def test_a_prompt_replaces_every_tasks_prompt(small_sets, tmp_path):
     clean = yaml.load((tmp_path / "tasks" / "mine.demo-en-swap.clean.yaml").read_text(encoding="utf-8")
                       .replace("!function", ""), Loader=yaml.SafeLoader)
     assert clean["doc_to_text"] == "{% set question = original_question -%}\n{{context}}\nQ: {{question}}\nA:"
+
+
+def test_models_are_named_as_for_encoders(tmp_path, monkeypatch):
+    from noisecraft.harness.lm_eval_samples import model_label
+
+    (tmp_path / "models" / "causal-lm").mkdir(parents=True)
+    monkeypatch.chdir(tmp_path)
+    assert [model_label(n) for n in ("Qwen/Qwen2.5-0.5B", "models/causal-lm", "/somewhere/else/my-llm", "./llm")] == \
+        ["Qwen/Qwen2.5-0.5B", "causal-lm", "my-llm", "llm"]
