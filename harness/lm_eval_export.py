@@ -60,7 +60,7 @@ EXAMPLES = """examples:
   lm_eval --model hf --model_args pretrained=Qwen/Qwen2.5-0.5B --tasks noisecraft-xquad-noisy --include_path tasks/ \\
       --log_samples --output_path run/
   noisecraft evaluate --lm-eval-samples run/ --dataset xquad-noisy/ --out report/
-  noisecraft export lm-eval glue-noisy/ --out tasks/ --prompt '{{sentence1}} / {{sentence2}}: same meaning?'
+  noisecraft export lm-eval mrpc-noisy/ --out tasks/ --prompt 'A: {{sentence1}} B: {{sentence2}} Are A and B equivalent?'
 """
 
 

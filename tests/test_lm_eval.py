@@ -300,3 +300,17 @@ def test_models_are_named_as_for_encoders(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert [model_label(n) for n in ("Qwen/Qwen2.5-0.5B", "models/causal-lm", "/somewhere/else/my-llm", "./llm")] == \
         ["Qwen/Qwen2.5-0.5B", "causal-lm", "my-llm", "llm"]
+
+
+def test_evaluate_takes_models_or_samples_and_says_which_options_apply(small_sets, tmp_path, capsys):
+    from noisecraft.cli import main
+
+    base = ["evaluate", "--dataset", str(small_sets / "qa"), "--out", str(tmp_path / "report")]
+    for extra, message in (([], "give --model (models to run) or --lm-eval-samples RUN"),
+                           (["--model", "x", "--lm-eval-samples", "run"], "give --model (models to run) or"),
+                           (["--lm-eval-samples", "run", "--max-examples", "5"], "--max-examples applies to --model"),
+                           (["--lm-eval-samples", str(tmp_path / "nothing")], "nothing is not a folder: give lm_eval's")):
+        assert main([*base, *extra]) == 2
+        [line] = capsys.readouterr().err.strip().splitlines()
+        assert line.startswith("noisecraft: error: ") and message in line
+    assert not (tmp_path / "report").exists()
