@@ -6,6 +6,10 @@ cache. Inputs are deduplicated by content first: the clean side shared by every 
 the rows a noise left unchanged, are computed once and get identical predictions on both sides (an
 unchanged row can never "flip"). A re-run, or a run that adds a config, computes only inputs the cache
 has not seen. With several models, every pair is compared on the rows they share (:func:`compare_models`).
+
+Scoring and the record do not depend on what made the predictions: :meth:`ModelRun.add` scores one model's
+predictions on one config and :func:`assemble` builds the result, for the runtime's models here and for the
+samples lm-evaluation-harness logged (:mod:`noisecraft.harness.lm_eval_samples`).
 """
 
 from __future__ import annotations
