@@ -37,6 +37,8 @@ EPILOG = """examples:
   noisecraft mine reduplication tweets.csv --lexicon positive-words.txt negative-words.txt --out redup-en/
   noisecraft build --source xquad --lang hi --noise 'wikiedit(dictionary=wikiedits-hi/)' --out out/
   noisecraft evaluate --dataset out/ --model deepset/roberta-base-squad2 --out report/
+  noisecraft export lm-eval out/ --out tasks/      # then: lm_eval ... --include_path tasks/ --log_samples --output_path run/
+  noisecraft evaluate --lm-eval-samples run/ --dataset out/ --out report/
   noisecraft probe type coles/ --tokenizer google-bert/bert-base-uncased --out typing/
   noisecraft publish out/ --repo-id my-org/xquad-noisy
   noisecraft noises
@@ -158,6 +160,10 @@ def _parser() -> argparse.ArgumentParser:
     from noisecraft.harness.command import add_parser as add_evaluate_parser
 
     add_evaluate_parser(commands)
+
+    from noisecraft.harness.lm_eval_export import add_parser as add_export_parser
+
+    add_export_parser(commands)
 
     from noisecraft.harness.coles_command import add_parser as add_probe_parser
 
@@ -394,6 +400,12 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     return run(args)
 
 
+def cmd_export(args: argparse.Namespace) -> int:
+    from noisecraft.harness.lm_eval_export import run
+
+    return run(args)
+
+
 def cmd_probe(args: argparse.Namespace) -> int:
     from noisecraft.harness.coles_command import run
 
@@ -460,7 +472,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     handlers = {"build": cmd_build, "demo": cmd_demo, "publish": cmd_publish, "mine": cmd_mine,
                 "layouts": cmd_layouts, "noises": cmd_noises, "recipes": cmd_recipes, "evaluate": cmd_evaluate,
-                "probe": cmd_probe, "setup": cmd_setup}
+                "probe": cmd_probe, "setup": cmd_setup, "export": cmd_export}
     try:
         return handlers[args.command](args)
     except NoisecraftError as exc:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +57,14 @@ class ConfigData:
         """The config as the report lists it."""
         return {"name": self.name, "split": self.split, "lang": self.lang, "noise": self.noise, "fields": list(self.fields),
                 "task": self.task.kind, "rows": len(self.ids)}
+
+    def rows(self, positions: list[int]) -> ConfigData:
+        """The config restricted to the rows at ``positions`` (in that order): the rows a model was run on."""
+        def pick(values: list[Any]) -> list[Any]:
+            return [values[i] for i in positions]
+
+        return replace(self, ids=pick(self.ids), clean=pick(self.clean), noisy=pick(self.noisy), gold=pick(self.gold),
+                       edit_counts=pick(self.edit_counts), cer=pick(self.cer))
 
 
 @dataclass

@@ -1,7 +1,9 @@
 """``noisecraft evaluate``: its options and what it runs (wired into :mod:`noisecraft.cli`).
 
-Defining the options imports nothing heavy, so ``noisecraft --help`` stays instant; torch and
-transformers load when the command runs.
+Models are run by noisecraft's runtime (``--model``), or were run by lm-evaluation-harness on the tasks of
+``noisecraft export lm-eval`` and their logged samples are read (``--lm-eval-samples``); the report is the same.
+Defining the options imports nothing heavy, so ``noisecraft --help`` stays instant; torch and transformers
+load when the command runs.
 """
 
 from __future__ import annotations
@@ -23,6 +25,10 @@ EXAMPLES = """examples (several --model: the report compares them on the same ro
       --label-map 'LABEL_0=contradiction,LABEL_1=entailment,LABEL_2=neutral' --out report/
   noisecraft evaluate --dataset glue-noisy/ --model textattack/bert-base-uncased-MRPC --out report/ \
       --fail-if 'accuracy_drop>5' --fail-if 'agreement<90'     # a CI gate: exit 1 when a bound is broken
+  noisecraft export lm-eval glue-noisy/ --out tasks/           # LLMs: lm-eval runs them, noisecraft reads its samples
+  lm_eval --model hf --model_args pretrained=Qwen/Qwen2.5-0.5B --tasks noisecraft-glue-noisy --include_path tasks/ \
+      --log_samples --output_path run/
+  noisecraft evaluate --dataset glue-noisy/ --lm-eval-samples run/ --out report/
 """
 
 
@@ -55,7 +61,8 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
         description="Evaluate models on every row of a challenge set twice, on the original fields (clean) and on the "
                     "perturbed ones (noisy), and write a report: results.json with every number, README.md with tables, "
                     "per-example predictions as parquet and PNG plots. The task (extractive QA, classification, token "
-                    "classification) comes from the set's manifest. Needs noisecraft[eval].",
+                    "classification) comes from the set's manifest. Needs noisecraft[eval]. For LLMs, score the samples "
+                    "lm-evaluation-harness logged on the tasks of noisecraft export lm-eval (--lm-eval-samples).",
         epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     data = evaluate.add_argument_group("data")
@@ -66,9 +73,13 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     data.add_argument("--split", help="split to evaluate (default: the split each config was built from)")
     data.add_argument("--max-examples", type=int, metavar="N", help="evaluate only the first N rows of each config")
     models = evaluate.add_argument_group("models")
-    models.add_argument("--model", action=_Model, dest="models", metavar="MODEL", required=True,
+    models.add_argument("--model", action=_Model, dest="models", metavar="MODEL",
                         help="Hub model id, optionally @revision (org/name@v1.0), or a folder saved with save_pretrained "
                              "(repeatable)")
+    models.add_argument("--lm-eval-samples", type=Path, metavar="RUN",
+                        help="instead of --model: the --output_path of lm_eval --log_samples run on the tasks of "
+                             "noisecraft export lm-eval; its samples are matched to the set's rows by id and scored "
+                             "(every model in RUN)")
     models.add_argument("--label-map", action=_LabelMap, metavar="MAP",
                         help="for the --model before it: 'MODEL_LABEL=DATASET_LABEL,...' where label names differ "
                              "(labels are matched by name by default)")
@@ -103,25 +114,15 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``noisecraft evaluate`` and print the summary table."""
-    from noisecraft.harness.evaluation import evaluate
-    from noisecraft.harness.models import ModelRequest
-
+    if bool(args.models) == (args.lm_eval_samples is not None):
+        raise ConfigError("give --model (models to run) or --lm-eval-samples RUN (samples lm-eval logged), one of them")
     if args.token_budget is not None and args.token_budget < 1:
         raise ConfigError("--token-budget must be at least 1")
     import datasets
 
     datasets.disable_progress_bars()  # loading a config is quick; its "Generating split" bars are noise here
-    if args.no_progress:
-        from transformers.utils import logging as transformers_logging
-
-        transformers_logging.disable_progress_bar()
     start = time.perf_counter()
-    requests = [ModelRequest.parse(m["name"], m["label_map"]) for m in args.models]
-    result = evaluate(args.dataset, requests, args.configs, revision=args.revision, split=args.split,
-                      device=args.device, dtype=args.dtype, token_budget=args.token_budget,
-                      max_examples=args.max_examples, resamples=args.bootstrap, confidence=args.confidence,
-                      alpha=args.alpha, seed=args.seed, qa_normalisation=args.qa_normalisation, out=args.out,
-                      plots=not args.no_plots, progress=not args.no_progress)
+    result = _from_samples(args) if args.lm_eval_samples is not None else _from_models(args)
     print(result.table())
     if result.comparison():
         print(f"\nmodels compared on the same rows:\n{result.comparison()}")
@@ -129,10 +130,42 @@ def run(args: argparse.Namespace) -> int:
         print(f"\nword salad (agreement and confidence, %):\n{result.word_salad()}")
     for note in result.to_dict()["notes"]:
         print(f"noisecraft: note: {note}", file=sys.stderr)
-    print(f"\nevaluated {len(args.models)} model(s) on {len(result.to_dict()['configs'])} config(s) in "
+    print(f"\nevaluated {len(result.to_dict()['models'])} model(s) on {len(result.to_dict()['configs'])} config(s) in "
           f"{time.perf_counter() - start:.1f} s; report: {args.out / 'README.md'} (every number: "
           f"{args.out / 'results.json'})")
     return _gate(result.to_dict(), args.fail_if, args.fail_on)
+
+
+def _from_models(args: argparse.Namespace) -> Any:
+    """``--model``: run the models through noisecraft's runtime."""
+    from noisecraft.harness.evaluation import evaluate
+    from noisecraft.harness.models import ModelRequest
+
+    if args.no_progress:
+        from transformers.utils import logging as transformers_logging
+
+        transformers_logging.disable_progress_bar()
+    requests = [ModelRequest.parse(m["name"], m["label_map"]) for m in args.models]
+    return evaluate(args.dataset, requests, args.configs, revision=args.revision, split=args.split,
+                    device=args.device, dtype=args.dtype, token_budget=args.token_budget,
+                    max_examples=args.max_examples, resamples=args.bootstrap, confidence=args.confidence,
+                    alpha=args.alpha, seed=args.seed, qa_normalisation=args.qa_normalisation, out=args.out,
+                    plots=not args.no_plots, progress=not args.no_progress)
+
+
+def _from_samples(args: argparse.Namespace) -> Any:
+    """``--lm-eval-samples``: score what lm-eval logged (the options that run models do not apply)."""
+    from noisecraft.harness.lm_eval_samples import evaluate_lm_eval
+
+    given = [option for option, value in (("--split", args.split), ("--max-examples", args.max_examples),
+                                          ("--token-budget", args.token_budget), ("--device", args.device != "auto"),
+                                          ("--dtype", args.dtype != "auto")) if value]
+    if given:
+        raise ConfigError(f"{given[0]} applies to --model: lm-eval's samples are scored as they were run (its --limit "
+                          "and --device decide those)")
+    return evaluate_lm_eval(args.lm_eval_samples, args.dataset, args.configs, revision=args.revision,
+                            resamples=args.bootstrap, confidence=args.confidence, alpha=args.alpha, seed=args.seed,
+                            qa_normalisation=args.qa_normalisation, out=args.out, plots=not args.no_plots)
 
 
 def _gate(record: dict[str, Any], bounds: list[Any], on: str) -> int:

@@ -6,6 +6,10 @@ cache. Inputs are deduplicated by content first: the clean side shared by every 
 the rows a noise left unchanged, are computed once and get identical predictions on both sides (an
 unchanged row can never "flip"). A re-run, or a run that adds a config, computes only inputs the cache
 has not seen. With several models, every pair is compared on the rows they share (:func:`compare_models`).
+
+Scoring and the record do not depend on what made the predictions: :meth:`ModelRun.add` scores one model's
+predictions on one config and :func:`assemble` builds the result, for the runtime's models here and for the
+samples lm-evaluation-harness logged (:mod:`noisecraft.harness.lm_eval_samples`).
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ import numpy as np
 from noisecraft.errors import ConfigError
 from noisecraft.extras import require
 from noisecraft.harness.breakdowns import noise_breakdowns
-from noisecraft.harness.challenge_set import ConfigData, open_challenge_set
+from noisecraft.harness.challenge_set import ChallengeSet, ConfigData, open_challenge_set
 from noisecraft.harness.models import EvalModel, ModelRequest, load_model
 from noisecraft.harness.paired_stats import Statistic, clustered_bootstrap, significant
 from noisecraft.harness.result import EvaluationResult
@@ -34,7 +38,6 @@ from noisecraft.harness.scoring import (
     score_value,
     statistic_of,
 )
-from noisecraft.harness.squad_metric import NORMALISATIONS
 from noisecraft.harness.tasks import CLASSIFICATION, QA, TOKENS
 from noisecraft.runtime.labels import LabelMapping, class_mapping, tag_mapping
 from noisecraft.version import __version__
@@ -56,15 +59,11 @@ def evaluate(dataset: str | Path, models: Sequence[str | ModelRequest], configs:
     """
     from noisecraft.runtime import library_versions, pick_placement
 
-    if qa_normalisation not in NORMALISATIONS:
-        raise ConfigError(f"unknown QA normalisation {qa_normalisation!r}; use one of {', '.join(NORMALISATIONS)}")
+    settings = StatsSettings(resamples, confidence, seed, alpha, qa_normalisation)
     if not models:
         raise ConfigError("give at least one model to evaluate")
     if max_examples is not None and max_examples < 1:
         raise ConfigError("max_examples must be at least 1")
-    if resamples < 0 or not 0 < confidence < 1 or not 0 < alpha < 1:
-        raise ConfigError("resamples must be >= 0, confidence and alpha in (0, 1)")
-    settings = StatsSettings(resamples, confidence, seed, alpha, qa_normalisation)
     requests = [m if isinstance(m, ModelRequest) else ModelRequest.parse(m, dict((label_maps or {}).get(m, {})))
                 for m in models]
     refs = [request.resolve() for request in requests]  # a model that cannot be had fails now, before any data is read
@@ -76,15 +75,27 @@ def evaluate(dataset: str | Path, models: Sequence[str | ModelRequest], configs:
     placement = pick_placement(device, dtype, extra="eval")
     runs = [_run_model(load_model(request, placement, token_budget, ref), data, settings, progress)
             for request, ref in zip(requests, refs)]
+    settings_record = {"split": split, "max_examples": max_examples, "device": placement.device, "dtype": placement.dtype}
+    versions = library_versions("torch", "transformers", "datasets", "numpy", "tokenizers")
+    result = assemble(challenge, names, data, settings, settings_record, versions, runs)
+    if out is not None:
+        result.save(out, plots=plots)
+    return result
+
+
+def assemble(challenge: ChallengeSet, names: list[str], data: list[ConfigData], settings: StatsSettings,
+             settings_record: dict[str, Any], versions: dict[str, Any], runs: Sequence[ModelRun]) -> EvaluationResult:
+    """The result of models scored on configs, whatever produced their predictions (the runtime or lm-eval's
+    samples): every model's record and results, the per-language summary, the paired comparisons between
+    models, the word-salad rows and the notes."""
     record = {
         "noisecraft_version": __version__,
         "dataset": challenge.provenance(names),
         "configs": [d.describe() for d in data],
-        "settings": {"split": split, "max_examples": max_examples, "bootstrap_resamples": resamples,
-                     "confidence": confidence, "alpha": alpha, "seed": seed, "qa_normalisation": qa_normalisation,
-                     "device": placement.device, "dtype": placement.dtype, "scores": "fractions in [0, 1]",
-                     "difference": "clean - noisy (positive: the noise costs score)"},
-        "versions": library_versions("torch", "transformers", "datasets", "numpy", "tokenizers"),
+        "settings": {**settings_record, "bootstrap_resamples": settings.resamples, "confidence": settings.confidence,
+                     "alpha": settings.alpha, "seed": settings.seed, "qa_normalisation": settings.qa_normalisation,
+                     "scores": "fractions in [0, 1]", "difference": "clean - noisy (positive: the noise costs score)"},
+        "versions": versions,
         "models": [run.record for run in runs],
         "results": [entry for run in runs for entry in run.results],
         "by_language": _by_language([item for run in runs for item in run.scored], settings),
@@ -92,14 +103,11 @@ def evaluate(dataset: str | Path, models: Sequence[str | ModelRequest], configs:
         "word_salad": word_salad_rows([entry for run in runs for entry in run.results]),
         "notes": [note for run in runs for note in run.notes],
     }
-    result = EvaluationResult(record, [item for run in runs for item in run.predictions])
-    if out is not None:
-        result.save(out, plots=plots)
-    return result
+    return EvaluationResult(record, [item for run in runs for item in run.predictions])
 
 
 @dataclass
-class _ModelRun:
+class ModelRun:
     """One model on the configs of its task: its record, one result entry and predictions per config, notes."""
 
     record: dict[str, Any]
@@ -108,8 +116,23 @@ class _ModelRun:
     scored: list[tuple[str, ConfigData, ScoredConfig]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
+    def add(self, fingerprint: dict[str, Any], data: ConfigData, clean: list[Any], noisy: list[Any],
+            mapping: LabelMapping | None, settings: StatsSettings) -> None:
+        """Score the model's ``clean`` and ``noisy`` predictions on ``data`` (in its row order): QA answers
+        (``{"text": ...}``), class probabilities over the model's labels (``mapping`` makes them the dataset's) or
+        per-word label ids. ``fingerprint`` names the model (``model``, ``revision``) in the result entry."""
+        scored = _score(data, clean, noisy, mapping, settings)
+        self.scored.append((fingerprint["model"], data, scored))
+        self.results.append({**fingerprint, "config": data.name, "lang": data.lang, "noise": data.noise,
+                             "task": data.task.kind, "n": len(data.ids), "primary_metric": data.task.primary_metric,
+                             "metrics": scored.metrics, "noise_id": data.noise_id, "params": data.params,
+                             "seed": data.seed, "source": data.source, "fields": list(data.fields),
+                             "breakdowns": noise_breakdowns(data.edit_counts, data.cer, scored.clean_parts,
+                                                            scored.noisy_parts, data.whole_field, settings)})
+        self.predictions.append((fingerprint["model"], data.name, scored.columns))
 
-def _run_model(model: EvalModel, data: list[ConfigData], settings: StatsSettings, progress: bool) -> _ModelRun:
+
+def _run_model(model: EvalModel, data: list[ConfigData], settings: StatsSettings, progress: bool) -> ModelRun:
     """Predict every clean and noisy input of the configs of the model's task (through the cache) and score them."""
     from noisecraft.runtime.cache import input_key
 
@@ -128,7 +151,7 @@ def _run_model(model: EvalModel, data: list[ConfigData], settings: StatsSettings
     outputs = model.head.run(task, inputs, desc=model.label)  # through the prediction cache
     computed = model.head.computed - before
     distinct = len({input_key(item) for item in inputs})
-    run = _ModelRun({
+    run = ModelRun({
         **model.record(task),
         "label_mappings": {name: m.to_dict() for name, m in mappings.items() if m is not None},
         "inputs": {"total": len(inputs), "distinct": distinct, "computed": computed, "from_cache": distinct - computed},
@@ -141,15 +164,7 @@ def _run_model(model: EvalModel, data: list[ConfigData], settings: StatsSettings
         n = len(d.ids)
         clean, noisy = outputs[position : position + n], outputs[position + n : position + 2 * n]
         position += 2 * n
-        scored = _score(d, clean, noisy, mappings[d.name], settings)
-        run.scored.append((model.label, d, scored))
-        run.results.append({**model.ref.fingerprint(), "config": d.name, "lang": d.lang, "noise": d.noise, "task": d.task.kind,
-                            "n": n, "primary_metric": d.task.primary_metric, "metrics": scored.metrics,
-                            "noise_id": d.noise_id, "params": d.params, "seed": d.seed, "source": d.source,
-                            "fields": list(d.fields),
-                            "breakdowns": noise_breakdowns(d.edit_counts, d.cer, scored.clean_parts, scored.noisy_parts,
-                                                           d.whole_field, settings)})
-        run.predictions.append((model.label, d.name, scored.columns))
+        run.add(model.ref.fingerprint(), d, clean, noisy, mappings[d.name], settings)
     return run
 
 

@@ -147,8 +147,9 @@ def score_vs_noise(record: dict[str, Any], path: Path) -> Path:
             note = f" ({hidden} bucket(s) under {MIN_ROWS} rows not shown)" if hidden else ""
             ax.set_title(f"{model}: {metric} by {title}{note}", fontsize=9, wrap=True)
             ax.grid(alpha=0.3)
-        axes[row, 1].legend(fontsize=7, title=f"config (solid: noisy with {ci_text(record)} interval; dotted: clean)",
-                            title_fontsize=7, loc="best")
+        if axes[row, 1].get_legend_handles_labels()[0]:  # every bucket under MIN_ROWS rows: no line, no legend
+            axes[row, 1].legend(fontsize=7, title=f"config (solid: noisy with {ci_text(record)} interval; dotted: clean)",
+                                title_fontsize=7, loc="best")
     return _save(figure, path)
 
 

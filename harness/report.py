@@ -201,10 +201,16 @@ def side_by_side(results: list[dict[str, Any]], task: str) -> str:
 
 
 def _models_table(models: list[dict[str, Any]]) -> str:
+    """Each model, what ran it and where; for the runtime's models, its inputs and how many the cache held (a model
+    lm-eval ran has no such counts: ``-``)."""
+    def counts(m: dict[str, Any]) -> list[Any]:
+        inputs = m.get("inputs")
+        return [inputs["distinct"], inputs["computed"], inputs["from_cache"]] if inputs else ["-", "-", "-"]
+
     return format_table(
         ["model", "revision", "task", "device / dtype", "inputs (distinct)", "computed", "from cache"],
-        [[m["model"], f"`{m['revision'][:19]}`", m["task"], f"{m['device']} / {m['dtype']}", m["inputs"]["distinct"],
-          m["inputs"]["computed"], m["inputs"]["from_cache"]] for m in models], markdown=True)
+        [[m["model"], f"`{m['revision'][:19]}`", m["task"], f"{m['device']} / {m['dtype']}", *counts(m)]
+         for m in models], markdown=True)
 
 
 def _dataset_line(dataset: dict[str, Any]) -> str:
@@ -296,10 +302,20 @@ def render_readme(record: dict[str, Any], plots: Sequence[str]) -> str:
               "versions, model and dataset revisions);",
               "- `predictions/<model>/<config>.parquet`: one row per example, clean and noisy inputs, predictions and "
               "scores;", "- `plots/*.png`.", "",
-              "Predictions are cached per (model, revision, settings, precision, input): a re-run computes only new inputs. "
-              "On CPU in float32 a batch's padding can move logits in the last bits; predictions (argmax, best span) do "
-              "not change with the batch size.", ""]
+              *_engine_lines(record)]
     return "\n".join(parts)
+
+
+def _engine_lines(record: dict[str, Any]) -> list[str]:
+    """What the report says about how predictions were made: the runtime's cache, or lm-eval's logged samples."""
+    if "lm_eval_samples" in record["settings"]:
+        return [f"Predictions are the samples lm-evaluation-harness logged in `{record['settings']['lm_eval_samples']}` "
+                "on the tasks of `noisecraft export lm-eval`, matched to the set's rows by id: a QA answer is the "
+                "generated text, scored as above; a class is the label name of highest log-likelihood, and its "
+                "confidence the softmax of the label names' log-likelihoods.", ""]
+    return ["Predictions are cached per (model, revision, settings, precision, input): a re-run computes only new inputs. "
+            "On CPU in float32 a batch's padding can move logits in the last bits; predictions (argmax, best span) do "
+            "not change with the batch size.", ""]
 
 
 def model_slug(label: str) -> str:

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from noisecraft.errors import ConfigError
 from noisecraft.harness.challenge_set import ConfigData
 from noisecraft.harness.classification_metrics import (
     attack_success_rate,
@@ -25,7 +26,7 @@ from noisecraft.harness.classification_metrics import (
 from noisecraft.harness.entity_metrics import entity_counts, precision_recall_f1
 from noisecraft.harness.paired_stats import Statistic, compare, f1_of, mean_of
 from noisecraft.harness.salad import default_label
-from noisecraft.harness.squad_metric import exact_match, f1
+from noisecraft.harness.squad_metric import NORMALISATIONS, exact_match, f1
 from noisecraft.harness.tasks import TOKENS
 from noisecraft.runtime.labels import LabelMapping
 
@@ -39,6 +40,12 @@ class StatsSettings:
     seed: int = 0
     alpha: float = 0.05
     qa_normalisation: str = "squad"
+
+    def __post_init__(self) -> None:
+        if self.qa_normalisation not in NORMALISATIONS:
+            raise ConfigError(f"unknown QA normalisation {self.qa_normalisation!r}; use one of {', '.join(NORMALISATIONS)}")
+        if self.resamples < 0 or not 0 < self.confidence < 1 or not 0 < self.alpha < 1:
+            raise ConfigError("resamples must be >= 0, confidence and alpha in (0, 1)")
 
     def compare(self, clean: Statistic, noisy: Statistic, n: int, clean_correct: np.ndarray | None = None,
                 noisy_correct: np.ndarray | None = None) -> dict[str, Any]:

@@ -553,3 +553,28 @@ def fit_sentiment_head(folder: Path, words: dict[str, tuple[str, ...]], steps: i
 def _cls_sentiment_minilm(folder: Path) -> None:
     """all-MiniLM-L6-v2 with a sentiment head fitted on :data:`SENTIMENT_WORDS` (see :func:`fit_sentiment_head`)."""
     fit_sentiment_head(folder, SENTIMENT_WORDS)
+
+
+# --- a causal LM (lm-evaluation-harness) ---------------------------------------------------------------------------
+
+@builder("causal-lm")
+def _causal_lm(folder: Path) -> None:
+    """A 2-layer random GPT-2 (hidden 32) with a byte-level BPE of 1000 tokens trained here on the demo sample's
+    words: any text encodes (bytes), and generation and scoring are fast enough to run lm-eval on CPU in a test."""
+    import torch
+    import transformers
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+
+    bpe = Tokenizer(models.BPE())
+    bpe.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    bpe.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(vocab_size=1000, special_tokens=["<|endoftext|>"],
+                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False)
+    bpe.train_from_iterator(sorted(_wordpiece_vocab()) + CORPUS_EN, trainer)
+    transformers.PreTrainedTokenizerFast(tokenizer_object=bpe, eos_token="<|endoftext|>").save_pretrained(folder)
+    config = transformers.GPT2Config(vocab_size=bpe.get_vocab_size(), n_embd=32, n_layer=2, n_head=2, n_positions=1024,
+                                     bos_token_id=0, eos_token_id=0)
+    with torch.random.fork_rng():
+        torch.manual_seed(11)
+        model = transformers.GPT2LMHeadModel(config)
+    save_pretrained(model, folder)
