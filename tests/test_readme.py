@@ -27,7 +27,7 @@ CI_RUN = REPO_ROOT / ".ci" / "run"
 SKIP_MARK = "# not run by tests/test_readme.py:"
 #: Model folders the README's offline examples name, stood in for by tiny models (same layout and code path).
 LOCAL_MODELS = {"models/opus-mt-en-de": "marian-en-de", "models/opus-mt-de-en": "marian-de-en",
-                "models/squad-model": "qa-bert", "models/mrpc-model": "cls-mrpc"}
+                "models/squad-model": "qa-bert", "models/mrpc-model": "cls-mrpc", "models/causal-lm": "causal-lm"}
 
 
 @dataclass(frozen=True)
