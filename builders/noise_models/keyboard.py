@@ -83,8 +83,9 @@ class TypoSites:
             sites = self.sites_of(word)
         if not sites:
             return None
-        i, j, candidates = sites[rng.below(len(sites))]
-        return i, j, rng.choice(candidates)
+        random = rng.random  # rng.below(len(sites)), then rng.choice(candidates), written out (the hot path)
+        i, j, candidates = sites[int(random() * len(sites))]
+        return i, j, candidates[int(random() * len(candidates))]
 
 
 class KeyboardRuntime(TypoSites):

@@ -122,6 +122,6 @@ def _split_whitespace(text: str) -> tuple[list[str], None]:
 
 def _whitespace_starts(text: str, tokens: list[str]) -> list[int]:
     """Where each whitespace token of ``text`` starts (``tokens`` is ``text.split()``)."""
-    if len(text) == sum(map(len, tokens)) + len(tokens) - 1:  # single-spaced: offsets add up
+    if " ".join(tokens) == text:  # single-spaced: offsets add up
         return list(map(add, accumulate(map(len, tokens), initial=0), count()))
     return [m.start() for m in non_space_pattern().finditer(text)]
