@@ -48,8 +48,8 @@ def best_of(repeat: int, fn) -> float:
 
 def measure(model: NoiseModel, ids: list[str], texts: list[str], repeat: int) -> tuple[float, float]:
     """Seconds to derive and seed the per-example RNGs as a build does (:func:`~noisecraft.seeding.example_rngs`),
-    and to noise the texts (derivation and seeding excluded: without the ``noisecraft._twister`` extension the
-    generators seed lazily, so each is seeded here by touching its ``random``)."""
+    and to noise the texts (derivation and seeding excluded: the generators seed lazily, so each is seeded here by
+    touching its ``random``)."""
     noise_id, digest = model.noise_id, model.digest()
 
     def rngs() -> list:

@@ -10,25 +10,23 @@ What is timed (CPU seconds of this process, ``time.process_time``, so other load
 less than wall time; each figure is the median of ``--rounds`` interleaved rounds, A, B, A, B ...):
 
 * ``keyboard@N (with generators)``: what a build pays, ``model(texts, seed, ids, field)``: deriving every example's
-  generator (blake2b over seed, model, parameters digest, id and field, then a Mersenne Twister, seeded by the
-  ``noisecraft._twister`` extension when it is built: the header says which) and the noise;
+  generator (blake2b over seed, model, parameters digest, id and field, then ``random.Random``'s Mersenne Twister,
+  seeded on the example's first draw) and the noise;
 * ``keyboard@2 generators + apply``: the same without the Python API's input checks (``model(...)`` checks the
   texts for lone surrogates, in one pass, and makes the chain bookkeeping): the example generators derived and one
   :class:`~noisecraft.noise_models.base.NoiseInput` made, then ``model.apply``;
 * ``keyboard@2 noise only``: ``model.apply`` on a batch whose generators are already derived and seeded (the figure
-  issue 22 calls noise-only, in words/s). With the extension, seeding also computes each stream's first 48 draws,
-  which this row therefore leaves out (it used to include the first twist of the state); the rows with generators
-  are the comparison that counts;
+  issue 22 calls noise-only, in words/s; it includes each state's first twist, done on the first draw); the rows with
+  generators are the comparison that counts;
 * ``nlpaug KeyboardAug``: ``aug.augment(texts)`` with one word in four changed (``aug_word_p=0.25``), one character
   per changed word (``aug_char_min=aug_char_max=1``), words of two characters or more, no special characters or
   digits, upper case allowed: NoiseQA's protocol as closely as nlpaug's parameters allow. It draws from numpy's
   global generator, with no per-example randomness at all.
 
 Words are runs of word characters (:func:`noisecraft.text_units.word_pattern`), as in ``keyboard_throughput.py``.
-The "previous" column is the figure before the last change to this path, on the same machine: for ``keyboard@2``
-and its rows, the idle re-measurement that closed the session before (two runs of 9 rounds, hence ranges:
-generators seeded whole, wrapped one by one, and a Python step per token); for ``keyboard@1``, issue 22's
-figure (load about 1).
+The "previous" column is the figure before the last change to this path, on the same machine: the idle run (one
+run of 9 rounds, load 0.3-0.4) of the code that seeded the generators and ran keyboard@2's token loop in a C
+extension, since removed.
 """
 
 from __future__ import annotations
@@ -40,7 +38,6 @@ import subprocess
 import time
 from pathlib import Path
 
-import noisecraft.seeding as seeding_module
 from noisecraft.noise_models.base import NoiseInput
 from noisecraft.noise_models.registry import create
 from noisecraft.seeding import example_rngs
@@ -51,8 +48,7 @@ DEFAULT_XQUAD = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "xq
 DEFAULT_NLPAUG_PYTHON = "/tmp/venv-nlpaug/bin/python"
 
 #: The figures before the last change (see the module's docstring), printed beside the new ones.
-PREVIOUS = {"keyboard@1": "3.00x", "keyboard@2": "4.27x-5.93x", "apply": "5.28x-6.30x",
-            "noise only": "0.90-0.98 M words/s"}
+PREVIOUS = {"keyboard@1": "3.34x", "keyboard@2": "16.86x", "apply": "14.21x", "noise only": "2.76 M words/s"}
 
 PEER = r"""
 import json, sys, time
@@ -125,9 +121,8 @@ def main() -> None:
              f"{peer_time / median[name]:.2f}x", PREVIOUS[name]) for name, label in labels.items()]
     rows.append(("nlpaug 1.1.11 KeyboardAug", f"{words / peer_time:,.0f}", f"{1e6 * peer_time / len(texts):.1f}",
                  "1.00x", ""))
-    seeding = "noisecraft._twister (C extension)" if seeding_module._twisters else "random.Random (extension not built)"
     print(f"{len(texts):,} XQuAD-en questions ({args.copies} copies, {words:,} words), rate 0.25, CPU time, median of "
-          f"{args.rounds} interleaved rounds; generators seeded by {seeding}\n")
+          f"{args.rounds} interleaved rounds\n")
     print(format_table(("", "words/s", "us/question", "nlpaug time / ours", "previous"), rows))
 
 

@@ -9,16 +9,11 @@ Only :meth:`random.Random.random` is used to draw numbers: Python guarantees tha
 for an integer seed stays the same across versions, whereas ``randrange``/``choice``/``shuffle``
 have changed between releases. Integers and choices are derived from it here.
 
-Cost. Seeding ``random.Random`` from a 128-bit integer runs ~1,900 dependent steps in C (5-8 us, 40 % of
-keyboard noise on a question), and its first draw twists all 624 words of the state. :func:`example_rngs`, which
-every build uses, hashes the part of the key shared by a batch (seed, model, digest) once and only the example id
-and field per example, then seeds the whole batch with the ``noisecraft._twister`` extension
-(``builders/_twister.c``): CPython's own seeding steps, minus the chain that is the same for every seed, four seeds
-interleaved, keeping only the first 48 draws of each stream (a stream that draws more is seeded again and goes
-on). Its generators are :class:`SeededRng` objects. Without the extension (no C compiler at install) it makes
-lazy :class:`ExampleRng` objects seeded by ``random.Random`` on their first draw. Both have the same methods, and
-every path gives exactly the streams of :func:`derive_seed` followed by ``random.Random(seed)``
-(tests/test_seeding.py).
+Cost. A generator is seeded on its first draw, so an example that draws nothing never pays for it; seeding
+``random.Random`` from a 128-bit integer (CPython's ``init_by_array``, ~1,900 dependent steps in C) is most of what a
+short text's keyboard noise costs, and is the price of keeping every published stream. :func:`example_rngs`, which
+every build uses, hashes the part of the key shared by a batch (seed, model, digest) once and only the example id and
+field per example.
 """
 
 from __future__ import annotations
@@ -28,11 +23,6 @@ import json
 from _random import Random as _CRandom
 from collections.abc import Callable, Mapping, MutableSequence, Sequence
 from typing import Any, TypeVar
-
-from noisecraft.compiled import compiled
-
-# built only where pip found a C compiler; without it, the same streams, seeded more slowly
-_Twister, _twisters = compiled("noisecraft._twister", ("Twister", "twisters")) or (None, None)
 
 T = TypeVar("T")
 
@@ -56,12 +46,26 @@ def derive_seed(seed: int, noise_id: str, digest: str, example_id: str, field: s
     return int.from_bytes(hashlib.blake2b(material, digest_size=16).digest(), "big")
 
 
-class _Draws:
-    """What an example's stream offers on top of ``random()``: integers, choices and shuffles, all derived
-    from ``random()`` alone (see the module's docstring). Shared by :class:`ExampleRng` and :class:`SeededRng`."""
+class ExampleRng:
+    """Random stream of one example; a thin, version-stable layer over ``random.Random.random``, with integers,
+    choices and shuffles all derived from ``random()`` alone (see the module's docstring).
 
-    __slots__ = ()
+    The generator is seeded on the first draw (the ``random`` slot is filled by :meth:`__getattr__`), so an
+    example that draws nothing never pays for seeding. ``_CRandom(seed)`` is what ``random.Random(seed)``
+    does for an integer seed, minus the Python-level wrapper: the same stream.
+    """
+
+    __slots__ = ("random", "_seed")
     random: Callable[[], float]
+
+    def __init__(self, seed: int) -> None:
+        self._seed = seed
+
+    def __getattr__(self, name: str) -> Any:
+        if name != "random":
+            raise AttributeError(name)
+        draw = self.random = _CRandom(self._seed).random
+        return draw
 
     def below(self, n: int) -> int:
         """Uniform integer in ``[0, n)``; ``n`` must be positive."""
@@ -87,35 +91,6 @@ class _Draws:
             items[i], items[j] = items[j], items[i]
 
 
-class ExampleRng(_Draws):
-    """Random stream of one example; a thin, version-stable layer over ``random.Random.random``.
-
-    The generator is seeded on the first draw (the ``random`` slot is filled by :meth:`__getattr__`), so an
-    example that draws nothing never pays for seeding. ``_CRandom(seed)`` is what ``random.Random(seed)``
-    does for an integer seed, minus the Python-level wrapper: the same stream.
-    """
-
-    __slots__ = ("random", "_seed")
-
-    def __init__(self, seed: int) -> None:
-        self._seed = seed
-
-    def __getattr__(self, name: str) -> Any:
-        if name != "random":
-            raise AttributeError(name)
-        draw = self.random = _CRandom(self._seed).random
-        return draw
-
-
-if _Twister is not None:
-
-    class SeededRng(_Twister, _Draws):
-        """An example's stream seeded by ``noisecraft._twister`` (``random`` and ``choice`` in C): the same
-        stream and methods as the :class:`ExampleRng` of its seed. Made only by :func:`example_rngs`."""
-
-        __slots__ = ()
-
-
 def example_rng(seed: int, noise_id: str, digest: str, example_id: str, field: str) -> ExampleRng:
     """The generator of one (example, field): see :func:`derive_seed`."""
     return ExampleRng(derive_seed(seed, noise_id, digest, example_id, field))
@@ -123,17 +98,13 @@ def example_rng(seed: int, noise_id: str, digest: str, example_id: str, field: s
 
 def example_rngs(seed: int, noise_id: str, digest: str, example_ids: Sequence[str], field: str) -> list[ExampleRng]:
     """The generators of many examples of one field, equal to :func:`example_rng` for each id: the hash state
-    after the shared prefix ``seed, noise id, digest`` is computed once and copied per example, and the
-    generators are seeded together by ``noisecraft._twister`` when it is built (:class:`SeededRng` objects, see
-    the module's docstring)."""
+    after the shared prefix ``seed, noise id, digest`` is computed once and copied per example."""
     prefix = hashlib.blake2b(digest_size=16)
     prefix.update(_SEP.join(p.encode("utf-8") for p in (str(seed), noise_id, digest)) + _SEP)
     tail = _SEP + field.encode("utf-8")
-    keys = []
+    rngs = []
     for example_id in example_ids:
         state = prefix.copy()
         state.update(example_id.encode("utf-8") + tail)
-        keys.append(state.digest())  # the seed, big-endian: derive_seed's int.from_bytes(digest, "big")
-    if _twisters is None:
-        return [ExampleRng(int.from_bytes(key, "big")) for key in keys]
-    return _twisters(keys, SeededRng)
+        rngs.append(ExampleRng(int.from_bytes(state.digest(), "big")))  # derive_seed's integer
+    return rngs

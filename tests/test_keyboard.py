@@ -9,14 +9,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from noisecraft.edits import apply_edits
+from noisecraft.edits import Edit, Noised, apply_edits
 from noisecraft.errors import ConfigError
 from noisecraft.noise_models.base import NoiseInput
 from noisecraft.noise_models.keyboard import KeyboardTypos
 from noisecraft.noise_models.keyboard_layouts import INPUT_METHODS, builtin_layouts, layout_for_language, load_layout
+from noisecraft.noise_models.per_word import noise_each_word
 from noisecraft.noise_models.registry import create
-from noisecraft.seeding import ExampleRng, example_rng
-from noisecraft.text_units import word_pattern
+from noisecraft.seeding import ExampleRng, example_rng, example_rngs
+from noisecraft.text_units import whitespace_token_spans, word_pattern, word_spans
 
 from conftest import corpus
 
@@ -254,7 +255,8 @@ def _combining(text: str) -> Counter:
 
 
 ACCENTED = "aeiouyAEIOUYnsclzg" + "áéíóúýàèìòùâêîôûäëïöüÿñçšžăâîșțşğıİ" + "άέήίόύώϊΐσςαο" + "ịụọỵếớđư" + "\u0301\u0308\u0323 "
-TEXTS = st.text(alphabet=st.sampled_from(list(ACCENTED)) | st.characters(), max_size=60)
+# no lone surrogates: the model rightly refuses them (InputError), which is not what these tests are about
+TEXTS = st.text(alphabet=st.sampled_from(list(ACCENTED)) | st.characters(exclude_categories=("Cs",)), max_size=60)
 MARK_FREE = ["qwerty", "qwertz-de", "azerty-fr", "spanish-es", "romanian-ro", "turkish-q", "russian-jcuken", "greek"]
 
 
@@ -325,123 +327,41 @@ def test_v2_noiseqa_matches_the_published_noiseqa_statistics():
 SPACES = st.sampled_from([" ", "  ", "\t", "\u00a0", " \n", "\u3000"])
 
 
+def _reference_loop(texts, rngs, protected, rate, word_edit, spans_of):
+    """The per-word loop written plainly, as an oracle: ``spans_of(text)`` gives the words' spans."""
+    results = []
+    for text, rng, spans in zip(texts, rngs, protected, strict=True):
+        edits = []
+        for start, end in spans_of(text):
+            if rng.random() >= rate or any(start < e and s < end for s, e in spans):
+                continue
+            found = word_edit(text[start:end], rng)
+            if found is not None:
+                i, j, replacement = found
+                edits.append(Edit(start + i, start + j, text[start + i:start + j], replacement, "keyboard"))
+        results.append(Noised(apply_edits(text, edits), tuple(edits)))
+    return results
+
+
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.tuples(TEXTS.filter(lambda t: t.strip() != ""), SPACES), min_size=1, max_size=8),
-       st.integers(min_value=0, max_value=2**32), st.sampled_from([0.25, 0.9]), st.sampled_from(["en", "vi", "de"]),
-       st.booleans())
-def test_v2_token_fast_path_is_the_per_word_loop(pieces, seed, rate, lang, protect):
-    # keyboard@2 NoiseQA's own token loop must give exactly what the shared per-word loop gives (same draws).
-    from noisecraft.noise_models.keyboard import typo_each_token
-    from noisecraft.noise_models.per_word import noise_each_word
-    from noisecraft.seeding import example_rngs
-
-    text = "".join(word + space for word, space in pieces)
-    texts = [text, text.strip(), " ".join(text.split())]
-    protected = [[(1, 4)] if protect else [] for _ in texts]
-    model = _v2(lang, rate=rate)
-    runtime = model.runtime()
-
-    def typo(word, rng):
-        sites = runtime.sites_of(word)
-        if not sites:
-            return None
-        i, j, candidates = sites[rng.below(len(sites))]
-        return i, j, rng.choice(candidates)
-
-    ids = ["a", "b", "c"]
-    fast = typo_each_token(texts, example_rngs(seed, "k", "d", ids, "f"), protected, rate, runtime)
-    loop = noise_each_word(texts, example_rngs(seed, "k", "d", ids, "f"), protected, rate, typo, "keyboard",
-                           lang=lang, unit="whitespace")
-    assert fast == loop
-
-
-@settings(max_examples=200, deadline=None)
 @given(st.lists(st.tuples(TEXTS, SPACES), min_size=0, max_size=8), st.integers(min_value=0, max_value=2**32),
-       st.sampled_from([0.25, 0.9, 1.0]), st.sampled_from(["en", "vi", "es"]), st.booleans())
-def test_v2_token_loop_in_c_is_the_python_loop(pieces, seed, rate, lang, protect):
-    # With noisecraft._twister built, typo_each_token runs in C on its generators: the same records as in Python.
-    import pytest
-
-    import noisecraft.noise_models.keyboard as keyboard
-    from noisecraft.edits import Edit, Noised
-    from noisecraft.seeding import example_rngs
-
-    if keyboard._typo_tokens is None:
-        pytest.skip("noisecraft._twister is not built")
+       st.sampled_from([0.25, 0.9]), st.sampled_from(["en", "vi", "th", None]), st.sampled_from(["word", "whitespace"]),
+       st.booleans())
+def test_the_per_word_loop_visits_the_words_of_text_units(pieces, seed, rate, lang, unit, protect):
+    # noise_each_word finds words with str.split or a pattern's findall and works their offsets out only for a text
+    # that needs one: the same edits, in the same draws, as a loop over text_units' spans of each unit.
+    if lang is None and unit == "whitespace":
+        unit = "word"  # version-1 words only
     text = "".join(word + space for word, space in pieces)
-    texts = [text, text.strip(), " ".join(text.split()), "", "  "]
-    protected = [[(1, 4), (9, 12)] if protect else [] for _ in texts] if protect else None
-    runtime = _v2(lang, rate=rate).runtime()
-    ids = ["a", "b", "c", "d", "e"]
-    fast = keyboard.typo_each_token(texts, example_rngs(seed, "k", "d", ids, "f"), protected, rate, runtime)
-    compiled = keyboard._typo_tokens
-    try:
-        keyboard._typo_tokens = None
-        slow = keyboard.typo_each_token(texts, example_rngs(seed, "k", "d", ids, "f"), protected, rate, runtime)
-    finally:
-        keyboard._typo_tokens = compiled
-    assert fast == slow
-    assert all(type(noised) is Noised and all(type(edit) is Edit for edit in noised.edits) for noised in fast)
-
-
-def test_v2_token_loop_in_c_survives_sites_of_emptying_the_callers_lists():
-    # typo_tokens calls sites_of (Python) mid-loop; it used to read the caller's lists in place, so a callback that
-    # emptied them freed the text and generator in use (a use-after-free: garbage records or a crash). It now works
-    # on its own copies of the lists: the same records as with lists nobody touches.
-    import noisecraft.noise_models.keyboard as keyboard
-    from noisecraft.edits import Edit, Noised
-    from noisecraft.seeding import example_rngs
-
-    if keyboard._typo_tokens is None:
-        pytest.skip("noisecraft._twister is not built")
-    runtime = _v2("en", rate=1.0).runtime()
-    ids = [f"q{i}" for i in range(6)]
-
-    def run(mutate: bool) -> list:
-        texts = ["".join(["quick brown ", str(i), " fox"] * 3) for i in range(6)]  # each text held by the list only
-        rngs = example_rngs(3, "k", "d", ids, "f")
-
-        def sites_of(word: str):
-            if mutate:
-                texts.clear()
-                rngs.clear()
-            return runtime.sites_of(word)
-
-        return keyboard._typo_tokens(texts, rngs, None, 1.0, {}, sites_of, Edit, Noised, keyboard._NOISED_DEFAULTS)
-
-    expected = run(mutate=False)
-    assert len(expected) == 6 and all(noised.edits for noised in expected)
-    assert run(mutate=True) == expected
-
-
-def test_v2_token_loop_in_c_survives_a_span_emptying_the_span_list():
-    # A protected span may be any iterable of two ints, whose __iter__ runs Python code in the middle of the C loop
-    # over that text's spans; the loop used to keep the list's first size and read past its end once emptied (a
-    # NULL read). It now reads the size at every step: the spans are gone, so the text is noised as unprotected.
-    import noisecraft.noise_models.keyboard as keyboard
-    from noisecraft.edits import Edit, Noised
-    from noisecraft.seeding import example_rngs
-
-    if keyboard._typo_tokens is None:
-        pytest.skip("noisecraft._twister is not built")
-
-    class EmptiesSpans:
-        def __init__(self, spans: list) -> None:
-            self.spans = spans
-
-        def __iter__(self):
-            self.spans.clear()
-            return iter((100, 101))
-
-    runtime = _v2("en", rate=1.0).runtime()
-    texts = ["quick brown fox jumps"]
-    spans: list = []
-    spans += [EmptiesSpans(spans)] + [(500, 501)] * 50
-
-    def run(protected):
-        rngs = example_rngs(4, "k", "d", ["q"], "f")
-        return keyboard._typo_tokens(texts, rngs, protected, 1.0, {}, runtime.sites_of, Edit, Noised,
-                                     keyboard._NOISED_DEFAULTS)
-
-    assert run([spans]) == run(None)
-    assert spans == [] and run(None)[0].edits
+    texts = [text, text.strip(), " ".join(text.split()), ""]
+    protected = [[(1, 4), (9, 12)] if protect else [] for _ in texts]
+    runtime = _v2(lang or "en", rate=rate).runtime()
+    spans_of = {None: lambda t: [m.span() for m in word_pattern().finditer(t)],
+                "word": lambda t: word_spans(t, lang), "whitespace": lambda t: whitespace_token_spans(t, lang)}
+    ids = ["a", "b", "c", "d"]
+    loop = noise_each_word(texts, example_rngs(seed, "k", "d", ids, "f"), protected if protect else None, rate,
+                           runtime.typo, "keyboard", lang=lang, unit=unit)
+    reference = _reference_loop(texts, example_rngs(seed, "k", "d", ids, "f"), protected, rate, runtime.typo,
+                                spans_of[unit if lang else None])
+    assert loop == reference
+    assert all(type(noised) is Noised and all(type(edit) is Edit for edit in noised.edits) for noised in loop)

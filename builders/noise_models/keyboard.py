@@ -28,15 +28,11 @@ new version beside ``keyboard@1``:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import accumulate, count
-from operator import add
 from typing import ClassVar
 
 from noisecraft.citations import NOISEQA_CITATION
-from noisecraft.compiled import compiled
-from noisecraft.edits import Edit, Noised, Span
+from noisecraft.edits import Noised
 from noisecraft.noise_models.base import NoiseInput, NoiseModel
 from noisecraft.noise_models.keyboard_layouts import (
     NeighbourTable,
@@ -48,36 +44,66 @@ from noisecraft.noise_models.keyboard_layouts import (
 from noisecraft.noise_models.per_word import noise_each_word
 from noisecraft.params import file_digest, param
 from noisecraft.seeding import ExampleRng
-from noisecraft.text_units import SEGMENTED_LANGUAGES, non_space_pattern, segmentation_note
-
-# typo_each_token's loop in C, for generators of the same extension (built where pip found a C compiler)
-_Twister, _typo_tokens = compiled("noisecraft._twister", ("Twister", "typo_tokens")) or (None, None)
+from noisecraft.text_units import segmentation_note
 
 MODES = ("noiseqa", "coles")
 RATE_HELP = "per-word probability of a typo"
 
 
-class KeyboardRuntime:
-    """The neighbour table of a layout and a memo of each word's typo positions (words repeat)."""
+#: A unit of a word that may get a typo: its offsets in the word and what it may become.
+TypoSite = tuple[int, int, tuple[str, ...]]
+
+
+class TypoSites:
+    """A memo of each word's typo sites (words repeat), and the typo of a word: one site drawn, then one of what it
+    may become. The runtime of both keyboard versions; they differ only in where a word's sites are."""
+
+    def __init__(self) -> None:
+        self.sites: dict[str, tuple[TypoSite, ...]] = {}
+
+    def find_sites(self, word: str) -> tuple[TypoSite, ...]:
+        """The typo sites of ``word`` (not memoised: see :meth:`sites_of`)."""
+        raise NotImplementedError
+
+    def sites_of(self, word: str) -> tuple[TypoSite, ...]:
+        """The typo sites of ``word``, memoised."""
+        found = self.sites.get(word)
+        if found is None:
+            found = self.find_sites(word)
+            if len(self.sites) >= 200_000:  # bound memory on huge corpora
+                self.sites.clear()
+            self.sites[word] = found
+        return found
+
+    def typo(self, word: str, rng: ExampleRng) -> tuple[int, int, str] | None:
+        """The per-word loop's edit (:func:`~noisecraft.noise_models.per_word.noise_each_word`): a site of ``word``
+        drawn uniformly, then its replacement; ``None`` (no draw) for a word without sites."""
+        sites = self.sites.get(word)
+        if sites is None:
+            sites = self.sites_of(word)
+        if not sites:
+            return None
+        random = rng.random  # rng.below(len(sites)), then rng.choice(candidates), written out (the hot path)
+        i, j, candidates = sites[int(random() * len(sites))]
+        return i, j, candidates[int(random() * len(candidates))]
+
+
+class KeyboardRuntime(TypoSites):
+    """keyboard@1's runtime: the neighbour table of a layout; a site is one character that has neighbours."""
 
     def __init__(self, table: NeighbourTable, coles: bool) -> None:
+        super().__init__()
         self.table = table
         self.coles = coles
-        self.positions: dict[str, tuple[int, ...]] = {}
 
-    def positions_of(self, word: str) -> tuple[int, ...]:
-        """Indices of the characters of ``word`` that may get a typo."""
-        found = self.positions.get(word)
-        if found is None:
-            table = self.table
-            if self.coles:
-                found = tuple(i for i in range(1, len(word) - 1) if table[word[i]]) if len(word) > 4 else ()
-            else:
-                found = tuple(i for i, ch in enumerate(word) if table[ch])
-            if len(self.positions) >= 200_000:  # bound memory on huge corpora
-                self.positions.clear()
-            self.positions[word] = found
-        return found
+    def find_sites(self, word: str) -> tuple[TypoSite, ...]:
+        """NoiseQA: every character with a neighbour; CoLeS: those strictly inside a word longer than 4."""
+        table = self.table
+        if self.coles:
+            positions = range(1, len(word) - 1) if len(word) > 4 else range(0)
+        else:
+            positions = range(len(word))
+        return tuple((i, i + 1, table[word[i]]) for i in positions if table[word[i]])
 
 
 @dataclass(frozen=True)
@@ -131,24 +157,11 @@ class KeyboardTypos(NoiseModel):
                 f"gets a typo: {how}. Case is preserved and diacritics of decomposable characters are kept.")
 
     def apply(self, batch: NoiseInput) -> list[Noised]:
-        texts, rngs, protected = batch.texts, batch.rngs, batch.protected
         runtime: KeyboardRuntime = self.runtime()
-        table, positions_of = runtime.table, runtime.positions_of
-
-        def typo(word: str, rng: ExampleRng) -> tuple[int, int, str] | None:
-            positions = positions_of(word)
-            if not positions:
-                return None
-            i = positions[rng.below(len(positions))]
-            return i, i + 1, rng.choice(table[word[i]])
-
-        return noise_each_word(texts, rngs, protected, self.rate, typo, "keyboard")
+        return noise_each_word(batch.texts, batch.rngs, batch.protected, self.rate, runtime.typo, "keyboard")
 
 
 # --- keyboard@2 ---------------------------------------------------------------------------------------------------
-
-#: A unit of a word that may get a typo: its offsets in the word and what it may become.
-TypoSite = tuple[int, int, tuple[str, ...]]
 
 
 def _letters(token: str) -> int:
@@ -156,30 +169,24 @@ def _letters(token: str) -> int:
     return sum(1 for ch in token if ch.isalpha())
 
 
-class TypingRuntime:
-    """keyboard@2's runtime: the layout's :class:`TypingTable` and a memo of each word's typo sites."""
+class TypingRuntime(TypoSites):
+    """keyboard@2's runtime: the layout's :class:`TypingTable`; a site is a typed unit the layout can change."""
 
     def __init__(self, table: TypingTable, coles: bool) -> None:
+        super().__init__()
         self.table = table
         self.coles = coles
-        self.sites: dict[str, tuple[TypoSite, ...]] = {}
 
-    def sites_of(self, word: str) -> tuple[TypoSite, ...]:
-        """The units of ``word`` that may get a typo: NoiseQA, every typed unit of a token with two letters or
-        more; CoLeS, every typed unit strictly inside a word longer than 4 characters."""
-        found = self.sites.get(word)
-        if found is None:
-            candidates = self.table.candidates
-            if self.coles:
-                n = len(word)
-                units = [(i, j) for i, j in self.table.units(word) if i > 0 and j < n] if n > 4 else []
-            else:
-                units = self.table.units(word) if _letters(word) >= 2 else []
-            found = tuple((i, j, c) for i, j in units if (c := candidates(word[i:j])))
-            if len(self.sites) >= 200_000:  # bound memory on huge corpora
-                self.sites.clear()
-            self.sites[word] = found
-        return found
+    def find_sites(self, word: str) -> tuple[TypoSite, ...]:
+        """NoiseQA: every typed unit of a token with two letters or more; CoLeS: every typed unit strictly inside a
+        word longer than 4 characters."""
+        candidates = self.table.candidates
+        if self.coles:
+            n = len(word)
+            units = [(i, j) for i, j in self.table.units(word) if i > 0 and j < n] if n > 4 else []
+        else:
+            units = self.table.units(word) if _letters(word) >= 2 else []
+        return tuple((i, j, c) for i, j in units if (c := candidates(word[i:j])))
 
 
 @dataclass(frozen=True)
@@ -238,84 +245,7 @@ class KeyboardTyposV2(NoiseModel):
                 + (f" {note}" if note else ""))
 
     def apply(self, batch: NoiseInput) -> list[Noised]:
-        texts, rngs, protected = batch.texts, batch.rngs, batch.protected
         runtime: TypingRuntime = self.runtime()
-        sites_of = runtime.sites_of
-        if self.mode == "noiseqa" and self.lang not in SEGMENTED_LANGUAGES:
-            return typo_each_token(texts, rngs, protected, self.rate, runtime)
-
-        def typo(word: str, rng: ExampleRng) -> tuple[int, int, str] | None:
-            sites = sites_of(word)
-            if not sites:
-                return None
-            i, j, candidates = sites[rng.below(len(sites))]
-            return i, j, rng.choice(candidates)
-
         unit = "whitespace" if self.mode == "noiseqa" else "word"
-        return noise_each_word(texts, rngs, protected, self.rate, typo, "keyboard", lang=self.lang, unit=unit)
-
-
-#: The defaulted fields of a :class:`Noised` (failure, columns), for building one with ``tuple.__new__``.
-_NOISED_DEFAULTS = Noised("", ())[2:]
-
-
-def typo_each_token(texts: Sequence[str], rngs: Sequence[ExampleRng], protected: Sequence[Sequence[Span]] | None,
-                    rate: float, runtime: TypingRuntime) -> list[Noised]:
-    """keyboard@2's NoiseQA mode on whitespace tokens, for languages written with spaces: exactly
-    :func:`~noisecraft.noise_models.per_word.noise_each_word` with ``unit="whitespace"`` and the typo inlined
-    (the same draws in the same order), but the hot path of the default noise model, so made cheap. When every
-    generator is a ``noisecraft._twister`` one (:class:`~noisecraft.seeding.SeededRng`, what builds use where the
-    extension is built), the loop runs in C (``typo_tokens`` in ``builders/_twister.c``, which draws from the
-    generators' state directly); tests/test_keyboard.py checks that both give the same records. In Python:
-
-    * tokens come from ``str.split`` (the same tokens as the ``\\S+`` pattern: both split on ``str.isspace``);
-    * a text's token offsets are worked out once, when its first typo needs one (a text without typos needs
-      none): from the token lengths in a text whose tokens are single-spaced, from the pattern in any other;
-    * records are made with ``tuple.__new__`` (a named tuple's own constructor is a Python function)."""
-    if _typo_tokens is not None and all(issubclass(kind, _Twister) for kind in set(map(type, rngs))):
-        return _typo_tokens(texts, rngs, protected, rate, runtime.sites, runtime.sites_of, Edit, Noised,
-                            _NOISED_DEFAULTS)
-    memo = runtime.sites
-    sites_of = runtime.sites_of
-    new = tuple.__new__
-    defaults = _NOISED_DEFAULTS
-    results: list[Noised] = []
-    for index, text in enumerate(texts):
-        tokens = text.split()
-        random = rngs[index].random if tokens else None
-        spans = protected[index] if protected else ()
-        starts: list[int] | None = None  # the tokens' offsets, made when a typo first needs one
-        edits: list[Edit] = []
-        pieces: list[str] = []
-        cursor = 0
-        for k, token in enumerate(tokens):
-            if random() >= rate:
-                continue
-            sites = memo.get(token)
-            if sites is None:
-                sites = sites_of(token)
-            if not sites:
-                continue
-            if starts is None:
-                starts = _token_starts(text, tokens)
-            start = starts[k]
-            if spans and any(start < e and s < start + len(token) for s, e in spans):
-                continue
-            i, j, candidates = sites[int(random() * len(sites))]
-            replacement = candidates[int(random() * len(candidates))]
-            edits.append(new(Edit, (start + i, start + j, token[i:j], replacement, "keyboard")))
-            pieces += (text[cursor : start + i], replacement)
-            cursor = start + j
-        if edits:
-            pieces.append(text[cursor:])
-            results.append(new(Noised, ("".join(pieces), tuple(edits), *defaults)))
-        else:
-            results.append(new(Noised, (text, (), *defaults)))
-    return results
-
-
-def _token_starts(text: str, tokens: list[str]) -> list[int]:
-    """Where each whitespace token of ``text`` starts (``tokens`` is ``text.split()``)."""
-    if len(text) == sum(map(len, tokens)) + len(tokens) - 1:  # single-spaced: offsets add up
-        return list(map(add, accumulate(map(len, tokens), initial=0), count()))
-    return [m.start() for m in non_space_pattern().finditer(text)]
+        return noise_each_word(batch.texts, batch.rngs, batch.protected, self.rate, runtime.typo, "keyboard",
+                               lang=self.lang, unit=unit)
