@@ -59,22 +59,11 @@ def _imported_names(name: str, path: Path) -> set[str]:
     return names
 
 
-def compiled_modules() -> list[str]:
-    """The C extension modules pyproject.toml declares (``ext-modules``): they import nothing of the package."""
-    import tomllib
-
-    setuptools = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
-    return [module["name"] for module in setuptools.get("ext-modules", [])]
-
-
 def import_graph() -> dict[str, set[str]]:
     """Module -> the package's modules it imports (a name resolves to its longest module prefix)."""
-    modules: dict[str, Path | None] = {**package_modules(), **dict.fromkeys(compiled_modules())}
+    modules = package_modules()
     graph: dict[str, set[str]] = {}
     for name, path in modules.items():
-        if path is None:  # compiled
-            graph[name] = set()
-            continue
         targets = set()
         for imported in _imported_names(name, path):
             while imported and imported not in modules:
