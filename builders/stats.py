@@ -52,10 +52,11 @@ def _word_count(text: str) -> int:
 @cache
 def _bleu() -> BLEU:
     """sacrebleu's corpus BLEU with ``corpus_bleu``'s defaults, scoring lines tokenized beforehand by
-    :func:`_tokenized` (``tokenize="none"``). sacrebleu is imported on first use (it is slow to import)."""
+    :func:`_tokenized` (``tokenize="none"``; ``force``: sacrebleu would warn that the lines look tokenized, which
+    they are, by its own 13a tokenizer). sacrebleu is imported on first use (it is slow to import)."""
     from sacrebleu.metrics import BLEU
 
-    return BLEU(smooth_method=BLEU_SMOOTH_METHOD, max_ngram_order=BLEU_MAX_ORDER, tokenize="none")
+    return BLEU(smooth_method=BLEU_SMOOTH_METHOD, max_ngram_order=BLEU_MAX_ORDER, tokenize="none", force=True)
 
 
 @cache
