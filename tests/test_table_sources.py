@@ -22,8 +22,9 @@ from noisecraft.cli import main
 from noisecraft.errors import ConfigError
 from noisecraft.recipe import load_recipe, requests
 from noisecraft.sources.glue import glue_rows
+from noisecraft.sources.registry import source_info
 from noisecraft.sources.squad import squad_rows
-from noisecraft.sources.table import content_id
+from noisecraft.sources.table import TableLayout, content_id
 from noisecraft.sources.wikiann import TAGS, rahimi_rows
 
 from conftest import corpus
@@ -254,6 +255,8 @@ def test_a_hub_dataset_builds_with_its_features_and_a_regenerate_command(tmp_pat
     card = (tmp_path / "out" / "README.md").read_text(encoding="utf-8")
     assert "--source hub:nyu-mll/glue" in card and "--label-field label --id-field idx --hub-config mrpc" in card
     assert "extended|nyu-mll/glue" in card
+    info = source_info(entry["spec"]["source"], TableLayout.declare(**entry["spec"]["layout"]))  # from the manifest
+    assert info.hub_id == "nyu-mll/glue" and info.class_label == "label" and info.task_category == "text-classification"
     monkeypatch.undo()
     dataset = datasets.load_dataset(str(tmp_path / "out"), name, split="validation")
     assert dataset.features["label"].names == MRPC_NAMES and dataset["id"] == [str(n) for n in range(8)]

@@ -63,9 +63,10 @@ def adapter(name: str) -> SourceAdapter:
                           f"{', '.join(GENERIC_SOURCES)}") from None
 
 
-def source_info(name: str) -> SourceInfo:
-    """Static facts of a source, without loading it (a generic source's without its layout)."""
-    return table_info(name, TableLayout()) if is_generic(name) else adapter(name).info
+def source_info(name: str, layout: TableLayout | None = None) -> SourceInfo:
+    """Static facts of a source, without loading it; a generic source's with the ``layout`` it was declared with
+    (a manifest keeps it: ``TableLayout.declare(**spec["layout"])``)."""
+    return table_info(name, layout or TableLayout()) if is_generic(name) else adapter(name).info
 
 
 def load_source(name: str, lang: str, split: str | None = None, data_file: Path | None = None,

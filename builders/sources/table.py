@@ -177,19 +177,16 @@ def table_info(source: str, layout: TableLayout, citation: str = "") -> SourceIn
 
 @contextmanager
 def _quiet() -> Iterator[None]:
-    """No ``datasets`` progress bar or error log while a table is read: a problem is our one-line error."""
-    import datasets
+    """No ``datasets`` error log while a table is read: the loader logs what it then raises, which is our one-line
+    error (its progress bar stays, as the user set it)."""
     from datasets.utils import logging
 
-    verbosity, bars = logging.get_verbosity(), not datasets.are_progress_bars_disabled()
+    verbosity = logging.get_verbosity()
     logging.set_verbosity(logging.CRITICAL)
-    datasets.disable_progress_bars()
     try:
         yield
     finally:
         logging.set_verbosity(verbosity)
-        if bars:
-            datasets.enable_progress_bars()
 
 
 def _first_bad_json_line(path: Path) -> InputError | None:
@@ -455,7 +452,7 @@ def describe(layout: TableLayout, spec: FeatureSpec) -> str:
     def names(column: str) -> str:
         feature = spec[column]
         feature = feature.get("feature", feature) if feature.get("_type") == "List" else feature
-        return f" (classes: {', '.join(feature['names'])})" if _is_class_label(feature) else ""
+        return f" (classes: {', '.join(feature['names'])})" if _is_class_label(feature) else " (integers, no class names)"
 
     parts = []
     if layout.hub_config:
