@@ -74,17 +74,8 @@ def perturb(dataset: datasets.Dataset, model: NoiseModel | str, fields: Sequence
     names = class_names(spec, layout.class_label)
     model = model.for_labels(names) if names else model
     job = NoiseJob(model, seed, tuple(fields), layout, protect_entities, "the dataset")
-    derived = id_column == "id" and "id" not in dataset.column_names
-    if id_column not in dataset.column_names and not derived:
-        raise ConfigError(f"the dataset has no {id_column!r} column; pass id_column= (a column of unique ids)")
-    if id_column != "id" and "id" in dataset.column_names:
-        raise ConfigError("the dataset has an 'id' column and id_column names another one: rename one of them")
     check_text_fields(spec, job.fields, layout, "the dataset")
-    ids = [] if derived else dataset[id_column]
-    if None in ids:
-        raise ConfigError(f"column {id_column!r} has an empty id (row {ids.index(None)}): every row needs its own id")
-    if len(set(map(str, ids))) != len(ids):
-        raise ConfigError(f"column {id_column!r} has duplicate values: every row needs its own random stream")
+    derived = _derived_ids(dataset, id_column)
     out_features = to_features(output_features({**spec, "id": value("string")} if derived else spec, job.fields, model))
     own = {name: spec[name] for name in job.fields}
     clash = [name for name in output_features(own, job.fields, model) if name not in own and name in dataset.column_names]
@@ -119,6 +110,23 @@ def perturb(dataset: datasets.Dataset, model: NoiseModel | str, fields: Sequence
         reasons = "; ".join(f"{n} {r}" for r, n in dropped.most_common()) or "see the noise model's failures"
         warnings.warn(f"perturb dropped {lost} of {dataset.num_rows} rows ({reasons})", stacklevel=2)
     return result
+
+
+def _derived_ids(dataset: datasets.Dataset, id_column: str) -> bool:
+    """Whether :func:`perturb` derives the rows' ids (no ``id`` column, none named), else checks ``id_column``: one
+    non-empty, unique id per row."""
+    if id_column == "id" and "id" not in dataset.column_names:
+        return True
+    if id_column not in dataset.column_names:
+        raise ConfigError(f"the dataset has no {id_column!r} column; pass id_column= (a column of unique ids)")
+    if id_column != "id" and "id" in dataset.column_names:
+        raise ConfigError("the dataset has an 'id' column and id_column names another one: rename one of them")
+    ids = dataset[id_column]
+    if None in ids:
+        raise ConfigError(f"column {id_column!r} has an empty id (row {ids.index(None)}): every row needs its own id")
+    if len(set(map(str, ids))) != len(ids):
+        raise ConfigError(f"column {id_column!r} has duplicate values: every row needs its own random stream")
+    return False
 
 
 def build(source: str, noise: NoiseModel | str | Sequence[NoiseModel | str] = "keyboard", out: str | Path = "noisecraft-out",

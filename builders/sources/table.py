@@ -88,11 +88,11 @@ def _option(name: str) -> str:
 
 
 def _pair(name: str, given: str | Sequence[str] | None) -> tuple[str, str] | None:
-    """``"A:B"`` or ``("A", "B")`` as a pair of column names."""
+    """``"A:B"`` or ``("A", "B")`` as a pair of column names (without ``:``, which the command line splits at)."""
     if given is None:
         return None
     pair = tuple(given.split(":")) if isinstance(given, str) else tuple(given)
-    if len(pair) != 2 or not all(isinstance(p, str) and p for p in pair):
+    if len(pair) != 2 or not all(isinstance(p, str) and p and ":" not in p for p in pair):
         raise ConfigError(f"{_option(name)} takes two column names as A:B, got {given!r}")
     return pair  # type: ignore[return-value]
 
@@ -114,11 +114,13 @@ class TableLayout:
     def declare(cls, label_field: str | None = None, label_names: str | Sequence[str] | None = None,
                 span_labels: str | Sequence[str] | None = None, token_labels: str | Sequence[str] | None = None,
                 id_field: str | None = None, hub_config: str | None = None) -> TableLayout:
-        """The layout from the CLI, recipe or Python forms: names as ``"a,b,c"`` or a list, pairs as ``"A:B"``
-        or two names."""
+        """The layout from the CLI, recipe or Python forms: names as ``"a,b,c"`` or a list (no name holds a
+        comma, which the command line splits at), pairs as ``"A:B"`` or two names."""
         names = label_names.split(",") if isinstance(label_names, str) else label_names
-        if names is not None and (not names or len(set(names)) != len(names) or not all(names)):
-            raise ConfigError(f"{_option('label_names')} takes distinct, non-empty class names, got {label_names!r}")
+        if names is not None and (not names or len(set(names)) != len(names) or not all(names)
+                                  or any("," in name for name in names)):
+            raise ConfigError(f"{_option('label_names')} takes distinct, non-empty class names without commas, got "
+                              f"{label_names!r}")
         if names is not None and label_field is None:
             raise ConfigError(f"{_option('label_names')} names the classes of {_option('label_field')}: give it too")
         return cls(label_field, tuple(names) if names is not None else None, _pair("span_labels", span_labels),
