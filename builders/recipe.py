@@ -149,11 +149,11 @@ def catalogue_lines() -> list[str]:
 
 
 def find_recipe(name_or_path: str | Path) -> Path:
-    """The recipe file a user named: an existing path as it is, else a recipe of the catalogue by name (with or
-    without ``.toml``), so ``noisecraft build noiseqa-keyboard`` works from any folder. A path wins over a name:
-    a local file called like a catalogue recipe is the user's."""
+    """The recipe file a user named: an existing file as it is, else a recipe of the catalogue by name (with or
+    without ``.toml``), so ``noisecraft build noiseqa-keyboard`` works from any folder, even one holding an output
+    folder of that name. A path wins over a name: a local file called like a catalogue recipe is the user's."""
     path = Path(name_or_path)
-    if path.exists() or len(path.parts) > 1:
+    if path.is_file() or len(path.parts) > 1:
         return path
     recipes = catalogue()
     found = recipes.get(path.name.removesuffix(".toml"))
