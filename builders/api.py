@@ -6,6 +6,7 @@ kb = nc.noise("keyboard", lang="de", rate=0.25)         # validated, versioned k
 kb.augment(["Wie viele Punkte?"], seed=0)               # -> list[str]
 ds2 = nc.perturb(ds, kb, fields=["question"], seed=0)   # any datasets.Dataset -> Dataset
 nc.build("xquad", lang="de", noise=kb, out="xquad-noisy/")
+nc.build("csv", noise=kb, data_file="reviews.csv", fields=["text"], label_field="label", out="reviews-noisy/")
 nc.build_recipe("scripts/recipes/noiseqa-keyboard.toml", out="out/", data_dir="corpora/")
 ```
 """
@@ -26,7 +27,8 @@ from noisecraft.noise_models.registry import chain, create, parse_noise
 from noisecraft.noising import NoiseJob, check_text_fields, perturb_rows, prepare_field
 from noisecraft.pipeline import BuiltConfig, build_all, output_features
 from noisecraft.recipe import find_recipe, load_recipe, requests
-from noisecraft.schema import class_names, to_features
+from noisecraft.schema import class_names, to_features, value
+from noisecraft.sources.table import TableLayout, content_id
 from noisecraft.version import DEFAULT_DATASET_VERSION
 
 if TYPE_CHECKING:
@@ -49,7 +51,9 @@ def perturb(dataset: datasets.Dataset, model: NoiseModel | str, fields: Sequence
     """Noise ``fields`` of any ``datasets.Dataset`` (a batched ``map``; ``num_proc`` workers).
 
     Each row's randomness comes from its ``id_column`` (which must be unique), so the result is the
-    same for any ``num_proc`` and ``batch_size``. ``labels`` says where labels live (answer spans,
+    same for any ``num_proc`` and ``batch_size``. A dataset without an ``id`` column (and ``id_column`` left at
+    ``"id"``) gets the ids a build gives a table without an id field, from each row's content and position
+    (:func:`~noisecraft.sources.table.content_id`), in an added ``id`` column. ``labels`` says where labels live (answer spans,
     token tags, text pairs, class label) so they stay valid; rows that cannot be kept valid are dropped,
     and a warning says how many and why. The output has the columns of a built challenge set (an empty
     dataset gives an empty one with those columns).
@@ -70,17 +74,9 @@ def perturb(dataset: datasets.Dataset, model: NoiseModel | str, fields: Sequence
     names = class_names(spec, layout.class_label)
     model = model.for_labels(names) if names else model
     job = NoiseJob(model, seed, tuple(fields), layout, protect_entities, "the dataset")
-    if id_column not in dataset.column_names:
-        raise ConfigError(f"the dataset has no {id_column!r} column; pass id_column= (a column of unique ids)")
-    if id_column != "id" and "id" in dataset.column_names:
-        raise ConfigError("the dataset has an 'id' column and id_column names another one: rename one of them")
     check_text_fields(spec, job.fields, layout, "the dataset")
-    ids = dataset[id_column]
-    if None in ids:
-        raise ConfigError(f"column {id_column!r} has an empty id (row {ids.index(None)}): every row needs its own id")
-    if len(set(map(str, ids))) != len(ids):
-        raise ConfigError(f"column {id_column!r} has duplicate values: every row needs its own random stream")
-    out_features = to_features(output_features(spec, job.fields, model))
+    derived = _derived_ids(dataset, id_column)
+    out_features = to_features(output_features({**spec, "id": value("string")} if derived else spec, job.fields, model))
     own = {name: spec[name] for name in job.fields}
     clash = [name for name in output_features(own, job.fields, model) if name not in own and name in dataset.column_names]
     if clash:
@@ -90,25 +86,25 @@ def perturb(dataset: datasets.Dataset, model: NoiseModel | str, fields: Sequence
     if dataset.num_rows == 0:
         return datasets.Dataset.from_dict({name: [] for name in out_features}, features=out_features)
     dropped: Counter[str] = Counter()
+    def with_ids(rows: list[dict[str, Any]], positions: Sequence[int]) -> list[dict[str, Any]]:
+        for row, position in zip(rows, positions):
+            row["id"] = content_id(row, position) if derived else str(row[id_column])
+        return rows
+
     if model.capabilities.model_based:  # the whole field through the model first, as builds do
-        rows = dataset.to_list()
-        for row in rows:
-            row["id"] = str(row[id_column])
+        rows = with_ids(dataset.to_list(), range(dataset.num_rows))
         for name in job.fields:
             prepare_field(job, rows, name)
 
-    def batch(columns: Mapping[str, list[Any]]) -> dict[str, list[Any]]:
+    def batch(columns: Mapping[str, list[Any]], positions: list[int]) -> dict[str, list[Any]]:
         names = list(columns)
-        rows = [dict(zip(names, values)) for values in zip(*(columns[n] for n in names))]
-        if id_column != "id":
-            for row in rows:
-                row["id"] = str(row[id_column])
+        rows = with_ids([dict(zip(names, values)) for values in zip(*(columns[n] for n in names))], positions)
         kept, drops = perturb_rows(job, rows)
         dropped.update(drops)
         return {name: [row[name] for row in kept] for name in out_features}
 
-    result = dataset.map(batch, batched=True, batch_size=batch_size, num_proc=num_proc, features=out_features,
-                         remove_columns=dataset.column_names, desc=f"noise {model.noise_id}")
+    result = dataset.map(batch, batched=True, with_indices=True, batch_size=batch_size, num_proc=num_proc,
+                         features=out_features, remove_columns=dataset.column_names, desc=f"noise {model.noise_id}")
     lost = dataset.num_rows - result.num_rows
     if lost:
         reasons = "; ".join(f"{n} {r}" for r, n in dropped.most_common()) or "see the noise model's failures"
@@ -116,14 +112,37 @@ def perturb(dataset: datasets.Dataset, model: NoiseModel | str, fields: Sequence
     return result
 
 
+def _derived_ids(dataset: datasets.Dataset, id_column: str) -> bool:
+    """Whether :func:`perturb` derives the rows' ids (no ``id`` column, none named), else checks ``id_column``: one
+    non-empty, unique id per row."""
+    if id_column == "id" and "id" not in dataset.column_names:
+        return True
+    if id_column not in dataset.column_names:
+        raise ConfigError(f"the dataset has no {id_column!r} column; pass id_column= (a column of unique ids)")
+    if id_column != "id" and "id" in dataset.column_names:
+        raise ConfigError("the dataset has an 'id' column and id_column names another one: rename one of them")
+    ids = dataset[id_column]
+    if None in ids:
+        raise ConfigError(f"column {id_column!r} has an empty id (row {ids.index(None)}): every row needs its own id")
+    if len(set(map(str, ids))) != len(ids):
+        raise ConfigError(f"column {id_column!r} has duplicate values: every row needs its own random stream")
+    return False
+
+
 def build(source: str, noise: NoiseModel | str | Sequence[NoiseModel | str] = "keyboard", out: str | Path = "noisecraft-out",
           *, lang: str | Sequence[str] = "en", split: str | None = None, data_file: str | Path | None = None,
           data_dir: str | Path | None = None, revision: str | None = None, seed: int = 0, fields: Sequence[str] | None = None,
-          config_name: str | None = None, protect_entities: bool = False, version: str = DEFAULT_DATASET_VERSION,
-          pretty_name: str | None = None, num_proc: int = 1, batch_size: int = 1000, overwrite: bool = False,
-          progress: bool = True, add_source: bool = False, engine: str = "local",
-          ray_address: str | None = None) -> list[BuiltConfig]:
+          config_name: str | None = None, protect_entities: bool = False, label_field: str | None = None,
+          label_names: str | Sequence[str] | None = None, span_labels: str | Sequence[str] | None = None,
+          token_labels: str | Sequence[str] | None = None, id_field: str | None = None, hub_config: str | None = None,
+          version: str = DEFAULT_DATASET_VERSION, pretty_name: str | None = None, num_proc: int = 1,
+          batch_size: int = 1000, overwrite: bool = False, progress: bool = True, add_source: bool = False,
+          engine: str = "local", ray_address: str | None = None) -> list[BuiltConfig]:
     """One config per language x noise into ``out``; ``noisecraft build --source ...`` calls exactly this.
+    ``source`` is a benchmark or a table: ``csv``, ``tsv``, ``jsonl``, ``parquet`` (its ``data_file``) or
+    ``hub:ORG/NAME`` (its ``hub_config``), whose layout is declared: the text ``fields`` (required), and optionally
+    ``label_field`` (with ``label_names``), ``span_labels`` (``"context:answers"``), ``token_labels``
+    (``"tokens:tags"``) and ``id_field`` (:mod:`noisecraft.sources.table`).
     ``data_file`` may hold ``{lang}`` (it must, for several languages); a relative one is read under ``data_dir``
     when given (a folder of original release files, as for recipes), and the card's regenerate command then names
     it relative to that folder. A folder holding other sources takes this one only with ``add_source``.
@@ -149,9 +168,10 @@ def build(source: str, noise: NoiseModel | str | Sequence[NoiseModel | str] = "k
         file = Path(str(data_file).replace("{lang}", code))
         return root / file if root is not None else file
 
+    layout = TableLayout.declare(label_field, label_names, span_labels, token_labels, id_field, hub_config)
     requests = [ConfigRequest(source=source, noise=n, lang=code, split=split, data_file=file_of(code), data_dir=root,
                               revision=revision, seed=seed, fields=tuple(fields) if fields else None,
-                              config_name=config_name, protect_entities=protect_entities)
+                              config_name=config_name, protect_entities=protect_entities, layout=layout)
                 for code in langs for n in noises]
     return build_all(Path(out), requests, version=version, pretty_name=pretty_name, num_proc=num_proc,
                      batch_size=batch_size, overwrite=overwrite, progress=progress, add_source=add_source,

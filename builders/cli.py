@@ -31,6 +31,9 @@ EPILOG = """examples:
   noisecraft build --source xquad --noise 'keyboard(mode=coles)' --noise 'misspelling(dictionary=d/) | keyboard' --out out/
   noisecraft build --source glue/mnli --noise copysort --data-file MNLI/dev_matched.tsv --out out/
   noisecraft build --source wikiann --lang th --noise keyboard --protect-entities --out out/
+  noisecraft build --source csv --data-file reviews.csv --fields text --label-field label --out out/
+  noisecraft build --source jsonl --data-file qa.jsonl --fields question context --span-labels context:answers --out out/
+  noisecraft build --source hub:nyu-mll/glue --hub-config mrpc --split validation --fields sentence1 --out out/
   noisecraft mine wikiedits hiwiki-pages-meta-history.xml.bz2 --lang hi --out wikiedits-hi/
   noisecraft mine gec official-2014.combined.m2 ABCN.dev.gold.bea19.m2 --out gec-confusions/
   noisecraft mine misspellings wikipedia_for_machines.txt --keyboard-only --out misspellings-en/
@@ -72,6 +75,7 @@ NUM_PROC_DEFAULT = "(default: 1; with --engine ray and no --ray-address, every C
 def _parser() -> argparse.ArgumentParser:
     from noisecraft.noise_models.catalogue import LATEST
     from noisecraft.sources.registry import SOURCE_NAMES
+    from noisecraft.sources.table import GENERIC_SOURCES
 
     parser = argparse.ArgumentParser(
         prog="noisecraft",
@@ -100,21 +104,26 @@ def _parser() -> argparse.ArgumentParser:
                        help="build every config of a recipe instead of --source: a TOML file, or the name of a recipe "
                             "that ships with noisecraft (noisecraft recipes lists them)")
     data = build.add_argument_group("data")
-    data.add_argument("--source", choices=SOURCE_NAMES, metavar="SOURCE", help=f"benchmark: {', '.join(SOURCE_NAMES)}")
+    data.add_argument("--source", metavar="SOURCE",
+                      help=f"benchmark: {', '.join(SOURCE_NAMES)}; or any table, its layout declared (see 'table "
+                           f"layout'): {', '.join(GENERIC_SOURCES)}")
     data.add_argument("--lang", action="append", metavar="LANG",
                       help="language (repeat for several configs; default: en)")
     data.add_argument("--data-file", metavar="PATH",
                       help="local file in the original release format instead of the Hub (SQuAD JSON, GLUE TSV, "
-                           "XNLI TSV, WikiANN lang:token<TAB>tag); '{lang}' in the path is replaced by each --lang")
+                           "XNLI TSV, WikiANN lang:token<TAB>tag), or the table of --source csv/tsv/jsonl/parquet; "
+                           "'{lang}' in the path is replaced by each --lang")
     data.add_argument("--data-dir", type=Path, metavar="DIR",
                       help="folder of original release files that a relative --data-file, or a recipe's data_file "
                            "paths, are read under (without it, a recipe's sources come from the Hub), and the noise's "
                            "relative file parameters when they are there; the card's regenerate command names the "
                            "files relative to it")
     data.add_argument("--revision", help="Hub revision (branch, tag or commit) of the source dataset")
-    data.add_argument("--split", help="split to build (default: the benchmark's evaluation split)")
+    data.add_argument("--split", help="split to build (default: the benchmark's evaluation split; a table's: test)")
     data.add_argument("--fields", nargs="+", metavar="FIELD",
-                      help="fields to perturb (default: the source's, e.g. question for SQuAD)")
+                      help="fields to perturb (default: the source's, e.g. question for SQuAD; required for a table)")
+    _add_layout_options(build.add_argument_group(
+        "table layout", "what a csv, tsv, jsonl, parquet or hub:ORG/NAME source holds (benchmarks declare their own)"))
 
     noise = build.add_argument_group("noise")
     noise.add_argument("--noise", action="append", metavar="SPEC",
@@ -263,6 +272,22 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _add_layout_options(group: argparse._ActionsContainer) -> None:
+    """The options that declare a generic source's layout (:class:`noisecraft.sources.table.TableLayout`)."""
+    group.add_argument("--label-field", metavar="NAME", help="class label column, kept and checked")
+    group.add_argument("--label-names", metavar="A,B,...",
+                       help="its class names in order (default: the file's ClassLabel names, else the sorted distinct "
+                            "text labels; integer labels stay integers)")
+    group.add_argument("--span-labels", metavar="CONTEXT:ANSWERS",
+                       help="SQuAD-style answers ({text: [...], answer_start: [...]}) inside the context column, checked "
+                            "and moved through the edit log")
+    group.add_argument("--token-labels", metavar="TOKENS:TAGS",
+                       help="a list of tokens and one tag per token (--protect-entities keeps tagged tokens)")
+    group.add_argument("--id-field", metavar="NAME",
+                       help="column of unique row ids (default: each row's id is '<position>-<blake2b of its content>')")
+    group.add_argument("--hub-config", metavar="NAME", help="config of a hub:ORG/NAME dataset")
+
+
 def _add_engine_options(group: argparse._ActionsContainer) -> None:
     """``--engine`` and ``--ray-address``: where the per-shard work runs (builds: batches; miners: files)."""
     group.add_argument("--engine", choices=("local", "ray"), default="local",
@@ -282,12 +307,14 @@ def _print_stats(built: Sequence[object]) -> None:
 
 def cmd_build(args: argparse.Namespace) -> int:
     import noisecraft as nc
+    from noisecraft.sources.table import LAYOUT_KEYS
 
     start = time.perf_counter()
     if args.recipe is not None:
         clashing = [o for o, v in (("--source", args.source), ("--lang", args.lang), ("--noise", args.noise),
                                    ("--data-file", args.data_file), ("--fields", args.fields), ("--split", args.split),
-                                   ("--config-name", args.config_name), ("--revision", args.revision)) if v]
+                                   ("--config-name", args.config_name), ("--revision", args.revision),
+                                   *((f"--{k.replace('_', '-')}", getattr(args, k)) for k in LAYOUT_KEYS)) if v]
         if clashing:
             raise ConfigError(f"a recipe declares its own data and noise: {', '.join(clashing)} cannot be combined with "
                               "it (use --set key=value)")
@@ -308,7 +335,7 @@ def cmd_build(args: argparse.Namespace) -> int:
                              seed=args.seed or 0, fields=args.fields,
                              config_name=args.config_name, protect_entities=args.protect_entities,
                              version=args.dataset_version or DEFAULT_DATASET_VERSION, pretty_name=args.name,
-                             **execution)
+                             **{k: getattr(args, k) for k in LAYOUT_KEYS}, **execution)
     _print_stats(built)
     for config in built:
         for note in config.warnings:

@@ -35,6 +35,7 @@ from noisecraft.runtime.offload import running_chunks_with
 from noisecraft.schema import FeatureSpec, arrow_schema, class_names, list_of, value
 from noisecraft.sources.base import SourceData, row_batches
 from noisecraft.sources.registry import load_source
+from noisecraft.sources.table import config_stem, describe, is_generic
 from noisecraft.stats import ConfigStats
 from noisecraft.version import DEFAULT_DATASET_VERSION
 from noisecraft.workers import LocalExecutor
@@ -324,7 +325,7 @@ def _command(request: ConfigRequest, location: tuple[str, str, Path] | None, mod
     card says of the noise's local files (:func:`command_noise`); ``location`` is :func:`data_location`'s."""
     noise, files_note = command_noise(model, location[2] if location is not None else None)
     args = ["noisecraft", "build", "--source", request.source, "--lang", request.lang, "--split", split,
-            "--noise", noise, "--seed", str(request.seed), "--fields", *fields]
+            "--noise", noise, "--seed", str(request.seed), "--fields", *fields, *request.layout.options()]
     if request.protect_entities:
         args.append("--protect-entities")
     if location is not None:
@@ -349,7 +350,7 @@ def build_config(repo: DatasetRepo, request: ConfigRequest, *, num_proc: int = 1
     if request.split is not None:
         check_name("split", request.split)  # before any work: datasets would not load the folder
     model = resolve_model(request.noise, request.lang, request.data_dir)
-    data = load_source(request.source, request.lang, request.split, request.data_file, request.revision)
+    data = load_source(request.source, request.lang, request.split, request.data_file, request.revision, request.layout)
     info = data.info
     fields = request.fields
     if fields is None:
@@ -357,17 +358,15 @@ def build_config(repo: DatasetRepo, request: ConfigRequest, *, num_proc: int = 1
         fields = (info.pair_fields[1],) if pair else info.default_fields  # type: ignore[index]
     missing = [f for f in fields if f not in data.feature_spec]
     if missing:
-        raise ConfigError(f"field {missing[0]!r} is not a column of {info.name}; columns: {', '.join(data.feature_spec)}")
+        raise ConfigError(f"field {missing[0]!r} is not a column of {info.name} ({data.origin}); "
+                          f"columns: {', '.join(data.feature_spec)}")
     names = class_names(data.feature_spec, info.class_label)
     model = model.for_labels(names) if names else model
     job = NoiseJob(model, request.seed, tuple(fields), info.labels, request.protect_entities, info.name)
     check_text_fields(data.feature_spec, job.fields, info.labels, info.name)
-    spec = {"source": info.name, "lang": request.lang, "split": data.split, "fields": list(job.fields),
-            "noise": model.noise_id, "noise_spec": format_noise(model, shareable=True), "params": model.shareable_params(),
-            "digest": model.digest(), "seed": request.seed,
-            "protect_entities": request.protect_entities, "revision": data.revision}
-    name = check_name("config", request.config_name or held_config_name(repo, spec)
-                      or default_config_name(request.source, request.lang, model, request.seed))
+    spec = _config_spec(request, data, job)
+    name = check_name("config", request.config_name or held_config_name(repo, spec) or default_config_name(
+        config_stem(request.source, request.data_file, request.layout), request.lang, model, request.seed))
     repo.check_config(name, spec, overwrite)
     schema = arrow_schema(output_features(data.feature_spec, job.fields, model))
     collected = _Collected(ConfigStats.empty(job.fields, per_word=model.capabilities.edit_log != "whole-field",
@@ -422,9 +421,24 @@ def build_config(repo: DatasetRepo, request: ConfigRequest, *, num_proc: int = 1
             "command": command,
             "files_note": files_note,
             "data_root": location[1] if location is not None else "",
+            "layout": describe(request.layout, data.feature_spec) if is_generic(request.source) else "",
         },
     })
     return BuiltConfig(name, data.split, tuple(paths), stats, tuple(notes))
+
+
+def _config_spec(request: ConfigRequest, data: SourceData, job: NoiseJob) -> dict[str, Any]:
+    """What a config is built from, as the manifest keeps it (a build of the same spec rebuilds the config): a
+    generic source adds its declared layout and its file's name (two tables of one format are two datasets)."""
+    model = job.model
+    spec = {"source": data.info.name, "lang": request.lang, "split": data.split, "fields": list(job.fields),
+            "noise": model.noise_id, "noise_spec": format_noise(model, shareable=True), "params": model.shareable_params(),
+            "digest": model.digest(), "seed": request.seed,
+            "protect_entities": request.protect_entities, "revision": data.revision}
+    if is_generic(request.source):
+        spec["layout"] = request.layout.as_dict()
+        spec["data_file"] = Path(request.data_file).name if request.data_file is not None else None
+    return spec
 
 
 def _file_identity(path: Path | None) -> dict[str, str] | None:

@@ -15,6 +15,16 @@ seeds = [0]                                    # optional, default [0]
 protect_entities = false                       # optional (token-tag tasks)
 noise = ["keyboard", { name = "keyboard", mode = "coles" }, "misspelling(dictionary=d/) | keyboard"]
 config_name = "xquad-en-keyboard"              # optional, only for a group that makes one config
+
+[[configs]]                                    # a table (csv, tsv, jsonl, parquet) or hub:ORG/NAME, its layout declared
+source = "tsv"
+data_file = "glue/MRPC/dev.tsv"
+fields = ["#1 String"]                         # required for a table
+label_field = "Quality"                        # optional: a class label, kept and checked
+label_names = ["not_equivalent", "equivalent"] # optional: its class names, in order
+noise = ["keyboard"]
+# also optional: span_labels = "context:answers", token_labels = "tokens:tags", id_field = "id",
+# hub_config = "mrpc" (hub: sources)
 ```
 
 ``data_file`` paths are relative to a folder of original releases given with ``--data-dir`` (absolute
@@ -39,10 +49,11 @@ from noisecraft.config_request import ConfigRequest
 from noisecraft.errors import ConfigError
 from noisecraft.noise_models.registry import model_class, noise_from_table
 from noisecraft.repo import SEMVER
+from noisecraft.sources.table import LAYOUT_KEYS, TableLayout
 
 TOP_KEYS = {"name", "version", "description", "configs"}
 GROUP_KEYS = {"source", "langs", "split", "fields", "data_file", "revision", "seeds", "protect_entities", "noise",
-              "config_name"}
+              "config_name", *LAYOUT_KEYS}
 
 
 @dataclass(frozen=True)
@@ -102,8 +113,9 @@ def _type_name(value: Any) -> str:
 #: The TOML type of every recipe value (the noise tables are checked by the models' declared parameters).
 TOP_TYPES: dict[str, type] = {"name": str, "description": str}
 GROUP_TYPES: dict[str, type] = {"source": str, "split": str, "data_file": str, "revision": str, "config_name": str,
-                                "protect_entities": bool}
-GROUP_LISTS: dict[str, type] = {"langs": str, "fields": str, "seeds": int}
+                                "protect_entities": bool, "label_field": str, "span_labels": str, "token_labels": str,
+                                "id_field": str, "hub_config": str}
+GROUP_LISTS: dict[str, type] = {"langs": str, "fields": str, "seeds": int, "label_names": str}
 
 
 def _check_types(where: str, table: dict[str, Any], types: dict[str, type], lists: dict[str, type]) -> None:
@@ -137,11 +149,11 @@ def catalogue_lines() -> list[str]:
 
 
 def find_recipe(name_or_path: str | Path) -> Path:
-    """The recipe file a user named: an existing path as it is, else a recipe of the catalogue by name (with or
-    without ``.toml``), so ``noisecraft build noiseqa-keyboard`` works from any folder. A path wins over a name:
-    a local file called like a catalogue recipe is the user's."""
+    """The recipe file a user named: an existing file as it is, else a recipe of the catalogue by name (with or
+    without ``.toml``), so ``noisecraft build noiseqa-keyboard`` works from any folder, even one holding an output
+    folder of that name. A path wins over a name: a local file called like a catalogue recipe is the user's."""
     path = Path(name_or_path)
-    if path.exists() or len(path.parts) > 1:
+    if path.is_file() or len(path.parts) > 1:
         return path
     recipes = catalogue()
     found = recipes.get(path.name.removesuffix(".toml"))
@@ -202,6 +214,7 @@ def requests(recipe: Recipe, data_dir: Path | None = None) -> list[ConfigRequest
         if "config_name" in group and len(langs) * len(noises) * len(seeds) > 1:
             raise ConfigError(f"{recipe.path}, [[configs]] {number}: config_name names a single config, "
                               "but this group makes several")
+        layout = TableLayout.declare(**{key: group[key] for key in LAYOUT_KEYS if key in group})
         for lang in langs:
             data_file = _data_file(group.get("data_file"), lang, data_dir)
             for entry in noises:
@@ -213,6 +226,7 @@ def requests(recipe: Recipe, data_dir: Path | None = None) -> list[ConfigRequest
                         revision=group.get("revision") if data_file is None else None, seed=seed,
                         fields=tuple(group["fields"]) if "fields" in group else None,
                         config_name=group.get("config_name"), protect_entities=group.get("protect_entities", False),
+                        layout=layout,
                     ))
     names = [r.config_name for r in out if r.config_name]
     if len(names) != len(set(names)):

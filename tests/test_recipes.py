@@ -310,3 +310,11 @@ def test_a_config_name_given_to_several_configs_is_refused(dictionaries):
         with pytest.raises(ConfigError) as caught:
             requests(recipe)
         assert message in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_a_recipe_name_is_found_beside_an_output_folder_of_that_name(tmp_path, monkeypatch):
+    from noisecraft.recipe import catalogue, find_recipe
+
+    (tmp_path / "noiseqa-keyboard").mkdir()  # what `--out noiseqa-keyboard/` left here
+    monkeypatch.chdir(tmp_path)
+    assert find_recipe("noiseqa-keyboard") == catalogue()["noiseqa-keyboard"]

@@ -5,11 +5,14 @@ release format, and then gets these checks for free.
 For each adapter: rows load from the sample; ids are strings and unique; every row has exactly the
 adapter's features and every value fits its feature; the label layout is valid (default and pair fields
 are text columns, class labels in range, answer spans inside their context, one BIO tag per token,
-entity strings derived from the tags); and a build's NoiseJob accepts the default fields.
+entity strings derived from the tags); and a build's NoiseJob accepts the default fields. The generic sources
+(a table or Hub dataset with a declared layout) keep the same contract, checked on tables written from the same
+samples.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import datasets
@@ -19,7 +22,11 @@ from noisecraft.iob import is_valid_bio
 from noisecraft.labels import entity_strings
 from noisecraft.noise_models.registry import create
 from noisecraft.noising import NoiseJob, check_text_fields
+from noisecraft.sources.base import SourceData
 from noisecraft.sources.registry import ADAPTERS, demo_file, load_source
+from noisecraft.sources.squad import squad_rows
+from noisecraft.sources.table import TableLayout
+from noisecraft.sources.wikiann import TAGS, rahimi_rows
 
 DATA = Path(__file__).parent / "data"
 SOURCES = DATA / "sources"
@@ -56,10 +63,40 @@ def test_adapter_contract(name: str, monkeypatch: pytest.MonkeyPatch):
 
         wordnet_on_path(monkeypatch)
     data = load_source(name, lang, split, path)
+    assert data.split == (split or data.info.default_split) and lang in (data.info.languages or ("en",))
+    check_contract(data, data.info.default_fields)
+
+
+def _jsonl(path: Path, rows: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    return path
+
+
+#: generic source -> (how to write its table from a shipped sample, its declared layout, the fields to noise)
+GENERIC_SAMPLES = {
+    "tsv": (lambda tmp: SOURCES / "glue_mrpc.tsv", TableLayout.declare("Quality", "not_equivalent,equivalent"),
+            ("#1 String",)),
+    "jsonl-answers": (lambda tmp: _jsonl(tmp / "qa.jsonl", list(squad_rows(demo_file()))),
+                      TableLayout.declare(span_labels="context:answers", id_field="id"), ("question", "context")),
+    "jsonl-tags": (lambda tmp: _jsonl(tmp / "ner.jsonl", [
+        {"tokens": row["tokens"], "tags": [TAGS[t] for t in row["ner_tags"]]}
+        for row in rahimi_rows(DATA / "wikiann_sample_en.txt", "en")]), TableLayout.declare(token_labels="tokens:tags"),
+        ("tokens",)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GENERIC_SAMPLES))
+def test_generic_source_contract(name: str, tmp_path: Path):
+    write, layout, fields = GENERIC_SAMPLES[name]
+    check_contract(load_source(name.split("-")[0], "en", None, write(tmp_path), layout=layout), fields)
+
+
+def check_contract(data: SourceData, fields: tuple[str, ...]) -> None:
+    """The contract of loaded rows: unique string ids, exactly the declared features, valid labels, and fields a
+    build accepts."""
     info, features = data.info, data.features
     rows = list(data.rows)
-    assert rows, name
-    assert data.split == (split or info.default_split) and lang in (info.languages or ("en",))
+    assert rows, info.name
 
     ids = [row["id"] for row in rows]
     assert all(isinstance(i, str) and i for i in ids) and len(set(ids)) == len(ids), "ids must be unique strings"
@@ -70,10 +107,10 @@ def test_adapter_contract(name: str, monkeypatch: pytest.MonkeyPatch):
     assert encoded.num_rows == len(rows) and encoded["id"] == ids
 
     layout = info.labels
-    check_text_fields(data.feature_spec, info.default_fields, layout, info.name)
+    check_text_fields(data.feature_spec, fields, layout, info.name)
     if layout.pair_fields:
         check_text_fields(data.feature_spec, layout.pair_fields, layout, info.name)
-        assert set(info.default_fields) <= set(layout.pair_fields)
+        assert set(fields) <= set(layout.pair_fields)
     if layout.class_label:
         label = features[layout.class_label]
         assert isinstance(label, datasets.ClassLabel)
@@ -94,4 +131,4 @@ def test_adapter_contract(name: str, monkeypatch: pytest.MonkeyPatch):
             if layout.entity_strings:
                 assert row[layout.entity_strings] == entity_strings(row[tokens_column], row[tags_column], names)
 
-    NoiseJob(create("keyboard", lang=lang), 0, info.default_fields, layout, dataset=info.name)  # a build accepts them
+    NoiseJob(create("keyboard", lang=data.lang), 0, fields, layout, dataset=info.name)  # a build accepts them

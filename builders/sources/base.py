@@ -58,11 +58,15 @@ class ArrowRows(Sequence[dict[str, Any]]):
     """Rows of a memory-mapped ``datasets.Dataset`` read on demand, each given its stable ``id``.
 
     A build reads it slice by slice (:meth:`__iter__`), so a Hub split is never held as Python objects all at once.
+    ``check`` (a generic table's declared layout) sees each row first, with its 0-based position, and may complete
+    it (a text label becomes its class index) or raise the error that names the row; ``row_id`` then gives the id.
     """
 
-    def __init__(self, dataset: datasets.Dataset, row_id: Callable[[dict[str, Any], int], str]) -> None:
+    def __init__(self, dataset: datasets.Dataset, row_id: Callable[[dict[str, Any], int], str],
+                 check: Callable[[dict[str, Any], int], None] | None = None) -> None:
         self.dataset = dataset
         self.row_id = row_id
+        self.check = check
 
     def __len__(self) -> int:
         return self.dataset.num_rows
@@ -82,6 +86,8 @@ class ArrowRows(Sequence[dict[str, Any]]):
         names = list(columns)
         rows = [dict(zip(names, values)) for values in zip(*(columns[n] for n in names))]
         for position, row in enumerate(rows, start=start):
+            if self.check is not None:
+                self.check(row, position)
             row["id"] = self.row_id(row, position)
         return rows
 
