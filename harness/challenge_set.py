@@ -189,7 +189,7 @@ def _as_text(value: Any) -> str:
 
 def paired_examples(config: str, split: str, spec: dict[str, Any], dataset: Any) -> ConfigData:
     """Clean and noisy inputs, gold labels, edit counts and per-example CER of a loaded config."""
-    task = task_of(config, spec["source"], dataset.features)
+    task = task_of(config, spec, dataset.features)
     fields = tuple(spec["fields"])
     missing = [c for c in (*task.inputs, task.target, "id", "noise_edits", *(f"original_{f}" for f in fields))
                if c not in dataset.column_names]

@@ -127,7 +127,7 @@ def _config_tasks(folder: Path, config: str, spec: dict[str, Any], group: str,
     if not files:
         raise ConfigError(f"{folder}: config {config} has no parquet files of split {split!r}")
     features = datasets.Features.from_arrow_schema(pq.read_schema(files[0]))
-    task = task_of(config, spec["source"], features)
+    task = task_of(config, spec, features)
     if task.kind == TOKENS:
         return (f"{config} is not exported: token classification has no prompt whose free-text answer can be scored "
                 "soundly against per-token tags")

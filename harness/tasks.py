@@ -8,6 +8,7 @@ split's ``ClassLabel`` features, as ``datasets`` loads them.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -54,12 +55,15 @@ def _class_names(feature: Any, column: str, config: str) -> tuple[str, ...]:
     return tuple(names)
 
 
-def task_of(config: str, source: str, features: Any) -> TaskSpec:
-    """The task of ``config``, built from ``source``, whose split has ``features``."""
+def task_of(config: str, spec: Mapping[str, Any], features: Any) -> TaskSpec:
+    """The task of ``config``, whose manifest entry is ``spec`` (its source, and the layout a table or Hub source was
+    declared with) and whose split has ``features``."""
     from noisecraft.sources.registry import source_info
+    from noisecraft.sources.table import TableLayout
 
+    source = spec["source"]
     try:
-        info = source_info(source)
+        info = source_info(source, TableLayout.declare(**spec["layout"]) if spec.get("layout") else None)
     except ConfigError:
         raise ConfigError(f"config {config} was built from source {source!r}, which this noisecraft does not know: "
                           "upgrade noisecraft to evaluate it") from None
@@ -70,7 +74,7 @@ def task_of(config: str, source: str, features: Any) -> TaskSpec:
         tokens, tags = info.token_tags
         return TaskSpec(TOKENS, (tokens,), tags, _class_names(features[tags], tags, config))
     if info.task_category == "text-classification" and info.class_label:
-        inputs = info.pair_fields or info.default_fields
+        inputs = info.pair_fields or info.default_fields or spec["fields"]  # a table's: the fields it declared
         label = info.class_label
         return TaskSpec(CLASSIFICATION, tuple(inputs), label, _class_names(features[label], label, config))
     raise ConfigError(f"config {config}: the harness cannot evaluate task {info.task_category!r} of source {source}")

@@ -336,3 +336,17 @@ def test_model_names_with_revisions(tmp_path):
     folder = tmp_path / "model@2"  # a folder's own "@" is part of its name
     folder.mkdir()
     assert ModelRequest.parse(str(folder)) == ModelRequest(str(folder))
+
+
+def test_a_table_source_is_evaluated_with_its_declared_layout(tmp_path):
+    """A set built from a CSV (its layout declared, not a benchmark's) is evaluated as the classification task its
+    manifest records: the label column and names, the declared text field."""
+    lines = ["text,quality"] + [f'"{a}",{("not_equivalent", "equivalent")[i % 2]}' for i, (a, _) in enumerate(_pairs(24))]
+    (tmp_path / "pairs.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    [config] = nc.build("csv", "keyboard", tmp_path / "set", data_file=tmp_path / "pairs.csv", fields=["text"],
+                        label_field="quality", label_names="not_equivalent,equivalent", progress=False)
+    result = nc.evaluate(tmp_path / "set", models=[str(tiny_model("cls-mrpc"))], progress=False, resamples=100)
+    [entry] = result.to_dict()["results"]
+    assert entry["config"] == config.name and entry["primary_metric"] == "accuracy" and entry["n"] == 24
+    predictions = dict(zip(result.predictions[0][2]["id"], result.predictions[0][2]["gold"], strict=True))
+    assert sorted(set(predictions.values())) == ["equivalent", "not_equivalent"]
