@@ -26,7 +26,7 @@ peak RSS three ways:
   process's page tables: at every 50 ms tick it kept a quarter of a core busy, which a one-process build leaves to
   the idle core but a two-process build takes from its workers (its speed-up measured 1.02-1.19x that way against
   1.17-1.36x without, interleaved); once a second it costs about 1 %. Workers are forked where that is
-  safe (:mod:`noisecraft.workers`), so the tree's PSS is the figure to compare with the machine's memory.
+  safe (:mod:`noisecraft.building.workers`), so the tree's PSS is the figure to compare with the machine's memory.
 
 Seconds are the wall time of the whole command (interpreter start, imports, JSON parse, noise,
 parquet, card); "cli s" is the time the CLI itself prints (from the start of the build command);
@@ -314,7 +314,7 @@ def main() -> None:
         finally:
             subprocess.run(["git", "worktree", "remove", "--force", str(OLD_TREE)], cwd=REPO, check=True)
 
-    from noisecraft.stats import format_table
+    from noisecraft.core.stats import format_table
 
     print(f"noisecraft build, keyboard noise, synthetic SQuAD (XQuAD-en paragraphs repeated), {os.cpu_count()} cores; "
           f"peak RSS: main = build process, workers = largest descendant, all = ru_maxrss over both; tree = peak of "

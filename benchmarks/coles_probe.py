@@ -63,8 +63,8 @@ def ensure_wordnet(work: Path) -> None:
 def time_typing(segmenter, pairs, n: int, repeat: int = 3) -> tuple[float, float]:
     """Seconds to type ``n`` pairs batched (the probe) and with one tokenizer call per word: the fastest of
     ``repeat`` runs each (on a shared machine timings only ever get slower)."""
-    from noisecraft.probe.corruption import corruption
-    from noisecraft.probe.typing_table import type_pairs
+    from noisecraft.harness.probe.corruption import corruption
+    from noisecraft.harness.probe.typing_table import type_pairs
 
     sample = (pairs * (n // len(pairs) + 1))[:n]
 
@@ -115,9 +115,9 @@ def main() -> None:
     datasets.disable_progress_bars()
     from noisecraft.harness.coles import measure
     from noisecraft.harness.coles_report import write_coles_report
-    from noisecraft.probe.pairs import load_pairs
-    from noisecraft.probe.segmentation import load_segmenter
-    from noisecraft.probe.typing_table import type_pairs, type_shares, write_typing
+    from noisecraft.harness.probe.pairs import load_pairs
+    from noisecraft.harness.probe.segmentation import load_segmenter
+    from noisecraft.harness.probe.typing_table import type_pairs, type_shares, write_typing
     from noisecraft.runtime.heads import load_head
 
     from tiny_models import tiny_model

@@ -30,12 +30,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("NOISECRAFT_CORPORA", str(Path(__file__).resolve().parents[2] / "shared" / "corpora"))
 
+from noisecraft.core.seeding import example_rng  # noqa: E402
+from noisecraft.core.stats import format_table  # noqa: E402
 from noisecraft.grammar.victim import VictimClassifier, load_victim  # noqa: E402
 from noisecraft.noise_models.base import NoiseInput, PairText  # noqa: E402
 from noisecraft.noise_models.grammar_attack import GrammarAttack  # noqa: E402
-from noisecraft.seeding import example_rng  # noqa: E402
 from noisecraft.sources.glue import parse_glue_tsv  # noqa: E402
-from noisecraft.stats import format_table  # noqa: E402
 
 from tiny_models import tiny_model  # noqa: E402
 

@@ -29,13 +29,13 @@ from pathlib import Path
 import pyarrow.parquet as pq
 
 import noisecraft as nc
-from noisecraft.edits import Edit
+from noisecraft.core.edits import Edit
+from noisecraft.core.stats import format_table
 from noisecraft.grammar.nltk_data import prepare_nltk_data
 from noisecraft.grammar.tagging import word_spans
 from noisecraft.mining.gec import gec_dictionary
 from noisecraft.mining.output import write_dictionary
 from noisecraft.noise_models.grammar import whitespace_tokens_modified
-from noisecraft.stats import format_table
 
 DEFAULT_CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
 #: (source, data file, field the paper perturbs, the paper's words modified in %)

@@ -19,13 +19,13 @@ import tempfile
 import time
 from pathlib import Path
 
+from noisecraft.building.pipeline import ConfigRequest, build_all
+from noisecraft.core.seeding import example_rngs
+from noisecraft.core.stats import format_table
+from noisecraft.core.text_units import word_pattern
 from noisecraft.errors import ConfigError
 from noisecraft.noise_models.base import NoiseInput, NoiseModel
 from noisecraft.noise_models.registry import create
-from noisecraft.pipeline import ConfigRequest, build_all
-from noisecraft.seeding import example_rngs
-from noisecraft.stats import format_table
-from noisecraft.text_units import word_pattern
 
 LANGS = ("ar", "de", "el", "en", "es", "hi", "ro", "ru", "th", "tr", "vi", "zh")
 DEFAULT_CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "xquad"
@@ -47,7 +47,7 @@ def best_of(repeat: int, fn) -> float:
 
 
 def measure(model: NoiseModel, ids: list[str], texts: list[str], repeat: int) -> tuple[float, float]:
-    """Seconds to derive and seed the per-example RNGs as a build does (:func:`~noisecraft.seeding.example_rngs`),
+    """Seconds to derive and seed the per-example RNGs as a build does (:func:`~noisecraft.core.seeding.example_rngs`),
     and to noise the texts (derivation and seeding excluded: the generators seed lazily, so each is seeded here by
     touching its ``random``)."""
     noise_id, digest = model.noise_id, model.digest()

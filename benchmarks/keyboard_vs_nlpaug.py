@@ -23,7 +23,7 @@ less than wall time; each figure is the median of ``--rounds`` interleaved round
   digits, upper case allowed: NoiseQA's protocol as closely as nlpaug's parameters allow. It draws from numpy's
   global generator, with no per-example randomness at all.
 
-Words are runs of word characters (:func:`noisecraft.text_units.word_pattern`), as in ``keyboard_throughput.py``.
+Words are runs of word characters (:func:`noisecraft.core.text_units.word_pattern`), as in ``keyboard_throughput.py``.
 The "previous" column is the figure before the last change to this path, on the same machine: the idle run (one
 run of 9 rounds, load 0.3-0.4) of the code that seeded the generators and ran keyboard@2's token loop in a C
 extension, since removed.
@@ -38,11 +38,11 @@ import subprocess
 import time
 from pathlib import Path
 
+from noisecraft.core.seeding import example_rngs
+from noisecraft.core.stats import format_table
+from noisecraft.core.text_units import word_pattern
 from noisecraft.noise_models.base import NoiseInput
 from noisecraft.noise_models.registry import create
-from noisecraft.seeding import example_rngs
-from noisecraft.stats import format_table
-from noisecraft.text_units import word_pattern
 
 DEFAULT_XQUAD = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "xquad" / "xquad.en.json"
 DEFAULT_NLPAUG_PYTHON = "/tmp/venv-nlpaug/bin/python"

@@ -80,9 +80,9 @@ def main() -> None:
     import torch
     from transformers import AutoModelForSeq2SeqLM, AutoTokenizer
 
+    from noisecraft.core.stats import format_table
     from noisecraft.runtime import load_pretrained, pick_placement, resolve_model
     from noisecraft.runtime.seq2seq import DecodeSettings, Seq2SeqGenerator
-    from noisecraft.stats import format_table
 
     questions, contexts = xquad_text(args.corpora / "xquad.en.json")
     folder = work / "opus-mt-sized"

@@ -88,11 +88,11 @@ def main() -> None:
 
     from wikiedits_mining import synthetic_dump
 
-    from noisecraft.executors import RayExecutor
+    from noisecraft.building.executors import RayExecutor
+    from noisecraft.building.workers import LocalExecutor
+    from noisecraft.core.stats import format_table
     from noisecraft.mining.mediawiki import read_dump
     from noisecraft.mining.wikiedits import WikiEditMiner, dictionary_rows, mine_dumps
-    from noisecraft.stats import format_table
-    from noisecraft.workers import LocalExecutor
 
     load_start = os.getloadavg()[0]
     results: dict[tuple[str, str], tuple[str, str]] = {}
@@ -168,7 +168,7 @@ def main() -> None:
                 mining("local", procs)
         if "overhead" in jobs:
             overhead(LocalExecutor(args.cpus), "local")
-        # 2. model-based, local: torch is loaded, so the pool spawns (noisecraft.workers), as in any model build
+        # 2. model-based, local: torch is loaded, so the pool spawns (noisecraft.building.workers), as in any model build
         from noisecraft.noise_models.speech_asr import write_domain_lm
 
         from tiny_models import CORPUS_EN, tiny_model

@@ -148,7 +148,7 @@ def main() -> None:
                  for name in miners}
         regex = run_child(args.threads, "naive", corpora, str(path.with_suffix(".subset.json")))
 
-    from noisecraft.stats import format_table
+    from noisecraft.core.stats import format_table
 
     subset = min(args.naive_tweets, args.tweets)
     extrapolated = regex["seconds"] * args.tweets / subset

@@ -21,10 +21,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from noisecraft.core.stats import field_scores, format_table, normalised_scores
 from noisecraft.noise_models.base import prepare_steps
 from noisecraft.noise_models.speech import SpeechInterfaceNoise
 from noisecraft.noise_models.speech_asr import write_domain_lm
-from noisecraft.stats import field_scores, format_table, normalised_scores
 
 DEFAULT_CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "xquad"
 

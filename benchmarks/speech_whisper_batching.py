@@ -20,9 +20,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from noisecraft.core.stats import format_table
 from noisecraft.noise_models.base import prepare_steps
 from noisecraft.noise_models.speech import SpeechInterfaceNoise
-from noisecraft.stats import format_table
 
 DEFAULT_CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "xquad"
 SIZES = {  # (audio/text state, heads, layers)

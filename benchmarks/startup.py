@@ -18,7 +18,7 @@ import statistics
 import subprocess
 import sys
 
-from noisecraft.stats import format_table
+from noisecraft.core.stats import format_table
 
 #: (command, previous CPU seconds or None, where the figure comes from)
 COMMANDS = (

@@ -1,4 +1,4 @@
-"""Share of a build's CPU spent on statistics (CER/WER/BLEU counting, :class:`noisecraft.stats.ConfigStats`).
+"""Share of a build's CPU spent on statistics (CER/WER/BLEU counting, :class:`noisecraft.core.stats.ConfigStats`).
 
 Builds a synthetic SQuAD file (XQuAD-en paragraphs repeated, as ``build_scaling.py`` makes them) in one process with
 ``keyboard`` noise on ``question`` and on ``question context``, and times ``ConfigStats.add`` (CPU time,
@@ -25,9 +25,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from build_scaling import DEFAULT_WORKDIR, DEFAULT_XQUAD, synthetic_squad  # noqa: E402
 
-import noisecraft.stats as stats_module  # noqa: E402
-from noisecraft.pipeline import ConfigRequest, build_all  # noqa: E402
-from noisecraft.stats import format_table  # noqa: E402
+import noisecraft.core.stats as stats_module  # noqa: E402
+from noisecraft.building.pipeline import ConfigRequest, build_all  # noqa: E402
+from noisecraft.core.stats import format_table  # noqa: E402
 
 #: Statistics' share of a build's CPU before: counted by the C extension, by its Python fallback, and issue 22's.
 BEFORE = {"question context": (26, 64, 67), "question": (21, 51, 40)}

@@ -67,7 +67,7 @@ from pathlib import Path
 from noisecraft.mining import wiki_text, wikiedits
 from noisecraft.mining.mediawiki import read_dump
 from noisecraft.mining.wikiedits import WikiEditMiner
-from noisecraft.text_units import tokenize
+from noisecraft.core.text_units import tokenize
 path, mode, lang = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
 # steady state: load the lazily imported libraries and build the regexes before timing (the small export gives no
 # sentence pair that reaches the tokenizers, so the quick tokens' pattern, a class of every combining mark, and
@@ -147,7 +147,7 @@ def main() -> None:
                 for mode in MODES:
                     runs[mode].append(run(path, mode, warm_up))
             rows += rows_of(label, mb, runs)
-        from noisecraft.stats import format_table
+        from noisecraft.core.stats import format_table
 
         print(f"median of {args.repeat} interleaved runs, CPU seconds (vs bare: median of the runs' own ratios); "
               f"{load()}\n")

@@ -159,7 +159,7 @@ def words_changed(folder: Path) -> dict[str, list[tuple[float, float]]]:
 
     import pyarrow.parquet as pq
 
-    from noisecraft.text_units import word_tokens
+    from noisecraft.core.text_units import word_tokens
 
     manifest = json.loads((folder / "noisecraft.json").read_text(encoding="utf-8"))
     shares: dict[str, list[tuple[float, float]]] = {}

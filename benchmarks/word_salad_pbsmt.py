@@ -78,8 +78,8 @@ def train_label(train_file: str, label: int, cache: str, queue: multiprocessing.
 def decode(train_file: str, cache: str, sources: dict[str, list[tuple[int, str]]], queue: multiprocessing.Queue) -> None:
     """Child process: decode each set of ``(label, text)`` sources through the trained systems; report seconds."""
     os.environ["NOISECRAFT_CACHE"] = cache
+    from noisecraft.core.text_units import word_tokens
     from noisecraft.pbsmt.generator import LabelGenerators, Settings, halves
-    from noisecraft.text_units import word_tokens
 
     settings = Settings(ibm_iterations=5, max_phrase_length=4, translations=10, lm_order=3)
     generators = LabelGenerators("sst2", "en", train_file, settings, 20, 0.5, "benchmark")

@@ -19,15 +19,15 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from noisecraft.config_request import ConfigRequest
+from noisecraft.building.config_request import ConfigRequest
+from noisecraft.building.noising import NoiseJob, check_text_fields, perturb_rows, prepare_field
+from noisecraft.building.pipeline import BuiltConfig, build_all, output_features
+from noisecraft.building.recipe import find_recipe, load_recipe, requests
+from noisecraft.core.labels import LabelLayout
+from noisecraft.core.schema import class_names, to_features, value
 from noisecraft.errors import ConfigError
-from noisecraft.labels import LabelLayout
 from noisecraft.noise_models.base import NoiseModel
 from noisecraft.noise_models.registry import chain, create, parse_noise
-from noisecraft.noising import NoiseJob, check_text_fields, perturb_rows, prepare_field
-from noisecraft.pipeline import BuiltConfig, build_all, output_features
-from noisecraft.recipe import find_recipe, load_recipe, requests
-from noisecraft.schema import class_names, to_features, value
 from noisecraft.sources.table import TableLayout, content_id
 from noisecraft.version import DEFAULT_DATASET_VERSION
 
@@ -184,7 +184,7 @@ def build_recipe(path: str | Path, out: str | Path, *, data_dir: str | Path | No
                  progress: bool = True, add_source: bool = False, engine: str = "local",
                  ray_address: str | None = None) -> list[BuiltConfig]:
     """Every config of a recipe into ``out``; ``noisecraft build RECIPE`` calls exactly this. ``path`` is a recipe
-    file or the name of a recipe that ships with noisecraft (:func:`~noisecraft.recipe.catalogue`). ``seed`` and
+    file or the name of a recipe that ships with noisecraft (:func:`~noisecraft.building.recipe.catalogue`). ``seed`` and
     ``sets`` (``key=value``) override the recipe; ``version`` and ``pretty_name`` default to the recipe's.
     ``engine`` and ``ray_address`` as for :func:`build`."""
     recipe = load_recipe(find_recipe(path), seed, sets)

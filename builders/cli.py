@@ -299,7 +299,7 @@ def _add_engine_options(group: argparse._ActionsContainer) -> None:
 
 
 def _print_stats(built: Sequence[object]) -> None:
-    from noisecraft.stats import STATS_HEADER, format_table, stats_table_rows
+    from noisecraft.core.stats import STATS_HEADER, format_table, stats_table_rows
 
     rows = [r for b in built for r in stats_table_rows(b.name, b.split, b.stats)]  # type: ignore[attr-defined]
     print(format_table(STATS_HEADER, rows))
@@ -349,7 +349,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     import datasets
 
     import noisecraft as nc
-    from noisecraft.publish import load_fresh
+    from noisecraft.dataset.publish import load_fresh
 
     datasets.disable_progress_bars()
     configs = (("keyboard-noiseqa", "keyboard"), ("keyboard-coles", "keyboard(mode=coles)"), ("swap", "swap"),
@@ -372,7 +372,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def cmd_publish(args: argparse.Namespace) -> int:
-    from noisecraft.publish import publish
+    from noisecraft.dataset.publish import publish
 
     try:
         tag = publish(args.folder, args.repo_id, private=args.private)
@@ -387,8 +387,8 @@ def cmd_publish(args: argparse.Namespace) -> int:
 
 
 def _num_proc(args: argparse.Namespace) -> int:
-    """``--num-proc`` as given, else the engine's default (:func:`noisecraft.executors.default_num_proc`)."""
-    from noisecraft.executors import default_num_proc
+    """``--num-proc`` as given, else the engine's default (:func:`noisecraft.building.executors.default_num_proc`)."""
+    from noisecraft.building.executors import default_num_proc
 
     return args.num_proc if args.num_proc is not None else default_num_proc(args.engine, args.ray_address)
 
@@ -448,7 +448,7 @@ def cmd_layouts(args: argparse.Namespace) -> int:
 
 
 def cmd_recipes(args: argparse.Namespace) -> int:
-    from noisecraft.recipe import catalogue_lines
+    from noisecraft.building.recipe import catalogue_lines
 
     print("\n".join(catalogue_lines()))
     return 0

@@ -1,7 +1,7 @@
 """Scores by noise level and by language: does the score fall as the noise grows?
 
 Examples are grouped by how many edits the noise made (the length of ``noise_edits``) and by their
-character error rate against the original (the card's CER, :class:`noisecraft.stats.FieldScores`, over the
+character error rate against the original (the card's CER, :class:`noisecraft.core.stats.FieldScores`, over the
 perturbed fields). A noise that rewrites the whole field (shuffle, sort, reverse, copy-sort) logs one edit
 per changed row whatever it did, so its changed rows form one category, ``whole field``, not "1 edit".
 Each group gets its clean and noisy score computed as the whole config's is (means, or micro F1 from

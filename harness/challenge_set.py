@@ -16,11 +16,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from noisecraft.core.stats import FieldScores
+from noisecraft.dataset.repo import CHALLENGE_SET, MANIFEST, read_manifest
 from noisecraft.errors import ConfigError
 from noisecraft.harness.tasks import QA, TOKENS, TaskSpec, task_of
 from noisecraft.noise_models.registry import model_class
-from noisecraft.repo import CHALLENGE_SET, MANIFEST, read_manifest
-from noisecraft.stats import FieldScores
 
 
 @dataclass(frozen=True)
@@ -103,14 +103,14 @@ class ChallengeSet:
         spec = self.manifest["configs"][config]["spec"]
         split = split or spec["split"]
         if self.folder is not None:
-            from noisecraft.publish import load_fresh
+            from noisecraft.dataset.publish import load_fresh
 
             try:
                 dataset = load_fresh(self.folder, config, split)
             except Exception as exc:  # datasets raises many types for a missing split or unreadable files
                 raise ConfigError(f"{self.folder}: config {config} split {split!r} does not load: {exc}") from exc
         else:
-            from noisecraft.hub import load_hub_dataset
+            from noisecraft.core.hub import load_hub_dataset
 
             dataset = load_hub_dataset(self.name, config, split, self.revision,
                                        hint="download the dataset where there is network, or evaluate a local folder")
@@ -152,7 +152,7 @@ def _read_manifest(path: Path, name: str) -> dict[str, Any]:
 def _open_hub(repo_id: str, revision: str | None) -> ChallengeSet:
     from huggingface_hub import hf_hub_download
 
-    from noisecraft.hub import UNREACHABLE, dataset_commit, hub_available
+    from noisecraft.core.hub import UNREACHABLE, dataset_commit, hub_available
 
     online = hub_available()
     try:
@@ -168,7 +168,7 @@ def _open_hub(repo_id: str, revision: str | None) -> ChallengeSet:
 
 
 def character_error_rate(originals: list[str], noisy: list[str]) -> float:
-    """The row's CER as a fraction, computed as the card computes it (:class:`noisecraft.stats.FieldScores`:
+    """The row's CER as a fraction, computed as the card computes it (:class:`noisecraft.core.stats.FieldScores`:
     jiwer's CER, summed over the perturbed fields), so a breakdown and the card never disagree."""
     scores = FieldScores()
     scores.add_all(originals, noisy)

@@ -9,7 +9,7 @@
   canonical words it classifies correctly (:meth:`~noisecraft.runtime.heads.Head.probabilities`),
   its labels mapped onto the lexicon's ``negative``/``positive`` as the evaluation harness maps them.
 
-Each pair is typed with the model's own tokenizer (:mod:`noisecraft.probe`). Every word goes through
+Each pair is typed with the model's own tokenizer (:mod:`noisecraft.harness.probe`). Every word goes through
 the model once, batched by the head, and the head's cache keeps the outputs, so a second run, another
 seed or another dataset repeats no forward pass for a word already seen.
 """
@@ -24,10 +24,10 @@ from typing import Any
 import numpy as np
 
 from noisecraft.errors import ConfigError
-from noisecraft.probe.corruption import TYPES
-from noisecraft.probe.pairs import WordPair
-from noisecraft.probe.segmentation import Segmenter
-from noisecraft.probe.typing_table import type_pairs
+from noisecraft.harness.probe.corruption import TYPES
+from noisecraft.harness.probe.pairs import WordPair
+from noisecraft.harness.probe.segmentation import Segmenter
+from noisecraft.harness.probe.typing_table import type_pairs
 from noisecraft.runtime.labels import LabelMapping, class_mapping
 from noisecraft.sources.wordlist import LABELS
 

@@ -54,13 +54,13 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> int:
     """Run ``noisecraft probe type`` or ``noisecraft probe measure``."""
     from noisecraft.harness.models import ModelRequest
-    from noisecraft.probe.pairs import load_pairs
+    from noisecraft.harness.probe.pairs import load_pairs
 
     start = time.perf_counter()
     pairs = load_pairs(args.dataset, args.configs, args.revision)
     if args.probe_action == "type":
-        from noisecraft.probe.segmentation import load_segmenter
-        from noisecraft.probe.typing_table import type_pairs, write_typing
+        from noisecraft.harness.probe.segmentation import load_segmenter
+        from noisecraft.harness.probe.typing_table import type_pairs, write_typing
 
         for text in args.tokenizer:
             request = ModelRequest.parse(text)

@@ -15,9 +15,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from noisecraft.dataset.repo import atomic_write, atomic_write_text
 from noisecraft.harness.coles import ModelResult, downstream_summary, similarity_curve, similarity_summary
-from noisecraft.probe.typing_table import slug
-from noisecraft.repo import atomic_write, atomic_write_text
+from noisecraft.harness.probe.typing_table import slug
 
 COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b")
 STYLES = ("-", "--", ":", "-.")

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from noisecraft.iob import entity_runs
+from noisecraft.core.iob import entity_runs
 
 
 def entities(tags: Sequence[str]) -> set[tuple[str, int, int]]:
-    """``(type, first token, last token)`` of every entity in one sentence's IOB2 tags (:mod:`noisecraft.iob`)."""
+    """``(type, first token, last token)`` of every entity in one sentence's IOB2 tags (:mod:`noisecraft.core.iob`)."""
     return set(entity_runs(tags))
 
 

@@ -13,10 +13,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from noisecraft.dataset.repo import atomic_write
 from noisecraft.harness.breakdowns import CER_BUCKETS, EDIT_BUCKETS, WHOLE_FIELD
 from noisecraft.harness.display import METRIC_NAMES, MIN_ROWS, TASK_TITLES
 from noisecraft.harness.tasks import CLASSIFICATION, QA, TOKENS
-from noisecraft.repo import atomic_write
 
 COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22")
 

@@ -15,13 +15,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from noisecraft.core.stats import format_table
+from noisecraft.dataset.repo import atomic_write, atomic_write_text
 from noisecraft.harness.breakdowns import CER_BUCKETS, EDIT_BUCKETS, WHOLE_FIELD
 from noisecraft.harness.display import METRIC_NAMES, MIN_ROWS, TASK_TITLES, noise_name, pct
 from noisecraft.harness.plots import write_plots
 from noisecraft.harness.salad import word_salad_table
 from noisecraft.harness.tasks import CLASSIFICATION, QA, TOKENS
-from noisecraft.repo import atomic_write, atomic_write_text
-from noisecraft.stats import format_table
 
 
 def too_few(comparison: dict[str, Any]) -> bool:

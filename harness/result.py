@@ -8,9 +8,9 @@ import math
 from pathlib import Path
 from typing import Any
 
+from noisecraft.core.stats import format_table
 from noisecraft.harness.report import comparison_rows, summary_rows, write_report
 from noisecraft.harness.salad import word_salad_table
-from noisecraft.stats import format_table
 
 
 def _finite(value: Any) -> Any:

@@ -23,12 +23,12 @@ from typing import Any
 
 import numpy as np
 
-from noisecraft.citations import WORD_SALAD_CITATION
+from noisecraft.core.citations import WORD_SALAD_CITATION
+from noisecraft.core.stats import format_table
 from noisecraft.errors import ConfigError
 from noisecraft.harness.display import noise_name
 from noisecraft.harness.tasks import CLASSIFICATION
 from noisecraft.noise_models.registry import model_class
-from noisecraft.stats import format_table
 
 #: Transformations that make the pair's texts share their words: measured against the default label.
 DEFAULT_LABEL_NOISES = ("copysort", "copyone")

@@ -53,14 +53,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from noisecraft.citations import BEA2019_CITATION, CONLL2014_CITATION, ERRANT_CITATION, YIN2020_CITATION
+from noisecraft.core.citations import BEA2019_CITATION, CONLL2014_CITATION, ERRANT_CITATION, YIN2020_CITATION
+from noisecraft.core.schema import value
+from noisecraft.core.text_files import AUTO, unique_files
+from noisecraft.dataset.noise_dictionary import with_probabilities
 from noisecraft.errors import ConfigError, InputError
 from noisecraft.grammar.error_types import CLOSED_CLASS, EMPTY, ERROR_TYPES, REFERENCE_SETS, TYPE_ONLY
 from noisecraft.mining.gec_m2 import SHOWN_PROBLEMS, M2Edit, M2File, M2Problem, read_m2
 from noisecraft.mining.output import MinedDictionary
-from noisecraft.noise_dictionary import with_probabilities
-from noisecraft.schema import value
-from noisecraft.text_files import AUTO, unique_files
 
 NUCLE_TO_TYPE = {"ArtOrDet": "ArtOrDet", "Prep": "Prep", "Trans": "Trans", "Nn": "Nn", "SVA": "SVA", "Vform": "Vform",
                  "Vt": "Vform", "Wci": "Wchoice", "WOinc": "Worder", "WOadv": "Worder"}

@@ -34,8 +34,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from noisecraft.core.text_files import AUTO, decode_file
 from noisecraft.errors import InputError
-from noisecraft.text_files import AUTO, decode_file
 
 TagSet = Literal["NUCLE", "ERRANT"]
 

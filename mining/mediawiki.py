@@ -31,8 +31,8 @@ from pathlib import Path
 from typing import BinaryIO
 from xml.parsers import expat
 
+from noisecraft.core.text_files import cannot_read, open_binary
 from noisecraft.errors import InputError
-from noisecraft.text_files import cannot_read, open_binary
 
 MAGIC = {b"BZh": "bz2", b"\x1f\x8b": "gzip", b"7z\xbc\xaf\x27\x1c": "7z"}
 # Decompressed bytes fed to expat at a time: a block cut short by a truncated or corrupt file is lost,

@@ -38,13 +38,13 @@ from typing import Any
 
 from rapidfuzz.distance import OSA, Levenshtein
 
-from noisecraft.citations import NOISEQA_CITATION, WIKIPEDIA_MISSPELLINGS_CITATION
+from noisecraft.core.citations import NOISEQA_CITATION, WIKIPEDIA_MISSPELLINGS_CITATION
+from noisecraft.core.schema import value
+from noisecraft.core.text_files import AUTO, decode_file, unique_files
+from noisecraft.dataset.noise_dictionary import with_probabilities
 from noisecraft.errors import ConfigError, InputError
 from noisecraft.mining.output import MinedDictionary
-from noisecraft.noise_dictionary import with_probabilities
 from noisecraft.noise_models.keyboard_layouts import load_layout
-from noisecraft.schema import value
-from noisecraft.text_files import AUTO, decode_file, unique_files
 
 logger = logging.getLogger(__name__)
 

@@ -2,20 +2,18 @@
 
 from __future__ import annotations
 
-import json
 import shlex
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from noisecraft.card import card_text, cell, size_category, unique
+from noisecraft.core.schema import arrow_schema
+from noisecraft.dataset.card import DICTIONARY_SPLIT, cell, render_dictionary_card
+from noisecraft.dataset.noise_dictionary import dictionary_features
+from noisecraft.dataset.repo import NOISE_DICTIONARY, DatasetRepo
 from noisecraft.errors import ConfigError
-from noisecraft.noise_dictionary import dictionary_features
-from noisecraft.repo import NOISE_DICTIONARY, DatasetRepo
-from noisecraft.schema import arrow_schema
 
-SPLIT = "train"
+SPLIT = DICTIONARY_SPLIT
 
 
 @dataclass
@@ -75,33 +73,3 @@ def write_dictionary(out: Path, mined: MinedDictionary, *, config_name: str | No
         })
         repo.commit(render_dictionary_card(repo.manifest))
     return path
-
-
-def render_dictionary_card(manifest: dict[str, Any], repo_hint: str = "ORG/NAME") -> str:
-    """README.md of a noise-dictionary repo."""
-    from huggingface_hub import DatasetCardData
-
-    entries = [{**entry["card"], "name": name, "inputs": entry["spec"]["inputs"], "lang": entry["spec"]["lang"],
-                "params_json": json.dumps(entry["spec"]["params"], sort_keys=True, ensure_ascii=False),
-                "rows": entry["stats"]["pairs"], "stats": {k: v for k, v in entry["stats"].items() if k != "pairs"}}
-               for name, entry in manifest["configs"].items()]
-    licenses = unique([e["license"] for e in entries])
-    card_data = DatasetCardData(
-        language=sorted({e["lang"] for e in entries}),
-        license=licenses[0] if len(licenses) == 1 else licenses,
-        annotations_creators=["machine-generated"],
-        language_creators=["found"],
-        multilinguality="multilingual" if len({e["lang"] for e in entries}) > 1 else "monolingual",
-        size_categories=size_category(max(e["rows"] for e in entries)),
-        source_datasets=["original"],
-        pretty_name=manifest.get("pretty_name") or "noisecraft natural-noise dictionary",
-        tags=["robustness", "noise", "natural-noise", "noise-dictionary", "noisecraft"],
-        configs=[{"config_name": e["name"], "data_files": [{"split": SPLIT, "path": f"{e['name']}/{SPLIT}-*.parquet"}]}
-                 for e in entries],
-    )
-    template = (resources.files("noisecraft.dataset_cards") / "templates" / "noise_dictionary.md").read_text(encoding="utf-8")
-    return card_text(
-        card_data, template, pretty_name=card_data.pretty_name, version=manifest["version"],
-        toolkit_version=manifest["toolkit_version"], configs=entries, repo_hint=repo_hint,
-        citations="\n\n".join(unique([e["citation"] for e in entries])),
-    )

@@ -3,7 +3,7 @@
 Follows CoLeS: a tweet word is a reduplication of a lexicon word when it matches the word with
 every letter allowed to repeat, the regex ``\\bb+a+d+\\b`` for "bad". Input is Sentiment140-format
 CSV (six columns, ``text`` last) and a word list such as the Hu & Liu opinion lexicon; output is
-rows of a noise dictionary (:mod:`noisecraft.noise_dictionary`) with the columns of
+rows of a noise dictionary (:mod:`noisecraft.dataset.noise_dictionary`) with the columns of
 :data:`REDUPLICATION_COLUMNS` added. Words of @mentions and #hashtags are not tweet words (a user
 name or a tag is not emphasis), and lexicon entries that are themselves lengthenings (Hu & Liu list
 ``goood``, ``gooood`` and ``sloooow``) are folded into their base word, so that they are found as
@@ -32,13 +32,13 @@ from typing import Any
 
 import polars as pl
 
-from noisecraft.citations import LENGTHENING_CITATION, OPINION_LEXICON_CITATION, SENTIMENT140_CITATION
+from noisecraft.building.executors import check_engine, make_executor
+from noisecraft.core.citations import LENGTHENING_CITATION, OPINION_LEXICON_CITATION, SENTIMENT140_CITATION
+from noisecraft.core.schema import value
+from noisecraft.core.text_files import AUTO, LineDecoder, decode_file, describe_files, line_blocks, open_binary, unique_files
+from noisecraft.dataset.noise_dictionary import with_probabilities
 from noisecraft.errors import ConfigError, InputError
-from noisecraft.executors import check_engine, make_executor
 from noisecraft.mining.output import MinedDictionary
-from noisecraft.noise_dictionary import with_probabilities
-from noisecraft.schema import value
-from noisecraft.text_files import AUTO, LineDecoder, decode_file, describe_files, line_blocks, open_binary, unique_files
 
 TWEET_COLUMNS = ("polarity", "id", "date", "query", "user", "text")
 
@@ -74,7 +74,7 @@ def read_lexicon(paths: Sequence[Path], encoding: str = AUTO) -> list[str]:
     """Lower-cased unique words of one-word-per-line lists, in first-seen order.
 
     Lines starting with ';' (the Hu & Liu header) and blank lines are skipped; each file is
-    decoded on its own (see :class:`~noisecraft.text_files.LineDecoder`: the Hu & Liu
+    decoded on its own (see :class:`~noisecraft.core.text_files.LineDecoder`: the Hu & Liu
     negative-words.txt has one latin-1 line).
     """
     return _read_lexicon(paths, encoding)[0]
@@ -114,7 +114,7 @@ class TweetFile:
     polars; from the first block that has another line (a quoted newline, a blank line, or an error)
     on, the csv module parses strictly, so broken quoting or a row without exactly six fields is an
     :class:`InputError` with its line. After reading, :attr:`rows` is the tweet count and
-    :meth:`encoding` says how the file was decoded (see :class:`~noisecraft.text_files.LineDecoder`).
+    :meth:`encoding` says how the file was decoded (see :class:`~noisecraft.core.text_files.LineDecoder`).
     """
 
     def __init__(self, path: Path, encoding: str = AUTO, block_bytes: int = BLOCK_BYTES) -> None:
@@ -484,7 +484,7 @@ def reduplication_dictionary(tweet_files: Sequence[Path], lexicon_files: Sequenc
     ``encoding`` says (``auto``: UTF-8, latin-1 for the lines that are not); the stats say how each
     file was read, which lexicon entries were folded, and how many variants were in @mentions or
     #hashtags and so left out. Files are scanned one per task on the ``engine``'s executor (``num_proc``
-    local processes, or Ray at ``ray_address``; see :mod:`noisecraft.executors`) and their counts summed:
+    local processes, or Ray at ``ray_address``; see :mod:`noisecraft.building.executors`) and their counts summed:
     the same dictionary for any engine and process count.
     """
     import time

@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from noisecraft.dataset.repo import check_name
 from noisecraft.errors import ConfigError
 from noisecraft.extras import require
-from noisecraft.repo import check_name
 from noisecraft.version import DEFAULT_DATASET_VERSION
 
 if TYPE_CHECKING:

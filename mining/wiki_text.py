@@ -4,7 +4,7 @@ Markup is stripped with mwparserfromhell. Sentences end at ``. ! ?`` and the ful
 scripts (``। ॥ ؟ 。 ！ ？``); for the languages that Moses has non-breaking prefixes for (``Dr.``,
 ``z.B.``...) those do not end a sentence. Tokens come from the Moses tokenizer (sacremoses) for
 languages written with spaces. Chinese, Japanese and Thai, written without spaces between words, are
-tokenised by :func:`noisecraft.text_units.word_tokens`: the segmenter the version-2 noise models use
+tokenised by :func:`noisecraft.core.text_units.word_tokens`: the segmenter the version-2 noise models use
 (pythainlp newmm, jieba, SudachiPy mode B), so the words a dictionary is mined on are the words
 ``wikiedit@2`` looks up. Without the ``segment`` extra that function falls back to single characters
 (pairs are then character edits); :meth:`LanguageText.segmenter_name` says which, for the card.
@@ -15,11 +15,11 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from noisecraft import text_units
+from noisecraft.core import text_units
 from noisecraft.errors import ConfigError
 from noisecraft.extras import require
 
-#: Written without spaces between words: tokenised by the version-2 models' segmenter (:mod:`noisecraft.text_units`).
+#: Written without spaces between words: tokenised by the version-2 models' segmenter (:mod:`noisecraft.core.text_units`).
 SEGMENTED_LANGUAGES = frozenset(text_units.SEGMENTED_LANGUAGES)
 #: Written with spaces; Moses tokenisation applies (language-specific rules where Moses has them).
 SPACE_LANGUAGES = frozenset({
@@ -101,7 +101,7 @@ class LanguageText:
 
     def tokens(self, sentence: str) -> list[str]:
         """Word and punctuation tokens: Moses tokens, or for zh, ja and th the words of the version-2 models'
-        segmenter with each other non-space character as its own token (:func:`~noisecraft.text_units.word_tokens`)."""
+        segmenter with each other non-space character as its own token (:func:`~noisecraft.core.text_units.word_tokens`)."""
         if self.segmented:
             return text_units.word_tokens(sentence, self.lang)
         if self._moses is None:

@@ -7,7 +7,7 @@ both sides have 2-120 tokens, they differ in fewer than 5 tokens, and their char
 distance is within 30 % of the shorter sentence. Token deltas (difflib) of equal length give word
 pairs ``noisy (older revision) -> correct (newer revision)``; pairs where either side is only
 digits or punctuation are dropped. Tokens are Moses tokens, except in Thai, Chinese and Japanese,
-whose words come from the segmenter of :mod:`noisecraft.text_units` that ``wikiedit@2`` finds words
+whose words come from the segmenter of :mod:`noisecraft.core.text_units` that ``wikiedit@2`` finds words
 with (its name and version are in the dictionary's params and stats, so the card says which); without
 it, per character. One dump file is one shard: files are mined in parallel and
 each finished file is checkpointed, so a crash or Ctrl-C loses at most the files in progress.
@@ -33,18 +33,18 @@ from typing import Any
 
 from rapidfuzz.distance import Levenshtein, Postfix, Prefix
 
-from noisecraft.citations import WIKIEDIT_CITATION
+from noisecraft.building.executors import check_engine, make_executor
+from noisecraft.core.citations import WIKIEDIT_CITATION
+from noisecraft.core.schema import list_of, value
+from noisecraft.core.seeding import params_digest
+from noisecraft.core.text_files import cannot_read, unique_files
+from noisecraft.core.text_units import tokenize
+from noisecraft.dataset.noise_dictionary import with_probabilities
+from noisecraft.dataset.repo import atomic_write_text
 from noisecraft.errors import ConfigError, InputError
-from noisecraft.executors import check_engine, make_executor
 from noisecraft.mining.mediawiki import DumpError, DumpReader, PageEnd, Revision
 from noisecraft.mining.output import MinedDictionary
 from noisecraft.mining.wiki_text import LanguageText, strip_markup
-from noisecraft.noise_dictionary import with_probabilities
-from noisecraft.repo import atomic_write_text
-from noisecraft.schema import list_of, value
-from noisecraft.seeding import params_digest
-from noisecraft.text_files import cannot_read, unique_files
-from noisecraft.text_units import tokenize
 
 try:  # difflib's algorithm compiled (the same opcodes, tested): about 4x faster on token lists
     from cydifflib import SequenceMatcher
@@ -153,7 +153,7 @@ class SentenceCache:
         return self.remember(self.token_lists, sentence, lambda: self.text.tokens(sentence))
 
     def quick_tokens(self, sentence: str) -> list[str]:
-        """The regex tokens (:func:`noisecraft.text_units.tokenize`) that bound the tokens before they are made."""
+        """The regex tokens (:func:`noisecraft.core.text_units.tokenize`) that bound the tokens before they are made."""
         return self.remember(self.quick_lists, sentence, lambda: tokenize(sentence))
 
     def clear(self) -> None:
@@ -282,7 +282,7 @@ class WikiEditMiner:
         return pairs
 
     def _within_regex_bounds(self, cache: SentenceCache, before: str, after: str) -> bool:
-        """Whether the regex tokens (:func:`noisecraft.text_units.tokenize`) of both sentences are within the bounds
+        """Whether the regex tokens (:func:`noisecraft.core.text_units.tokenize`) of both sentences are within the bounds
         that spare the slower tokenizer most sentence pairs: at least ``min_tokens`` each (1 for Thai, Chinese and
         Japanese, where a run of the script is one regex token however many words it holds), at most twice
         ``max_tokens``, and at most four times ``max_differing_tokens`` in one sentence only.
@@ -409,14 +409,14 @@ def _mine_one(job: tuple[WikiEditMiner, Path, Path, bool]) -> tuple[FileResult, 
 def mine_dumps(miner: WikiEditMiner, dumps: list[Path], checkpoints: Path, num_proc: int = 1,
                progress: bool = True, keep_going: bool = False, engine: str = "local",
                ray_address: str | None = None) -> tuple[list[FileResult], Counter[str]]:
-    """Mine every dump (in parallel over files on the ``engine``'s executor: see :mod:`noisecraft.executors`),
+    """Mine every dump (in parallel over files on the ``engine``'s executor: see :mod:`noisecraft.building.executors`),
     resuming from checkpoints; results in input order. On a Ray cluster the dumps and the checkpoint folder must
     be at the same path on every node (a shared file system), so an interrupted cluster run resumes too.
 
     A file that is not a readable MediaWiki dump raises :class:`InputError`, or with ``keep_going``
     gives an empty :class:`FileResult` whose ``skipped`` says why (counted in ``files_skipped``).
     """
-    from noisecraft.progress import progress_bar
+    from noisecraft.core.progress import progress_bar
 
     run: Counter[str] = Counter()
     results: list[FileResult] = []

@@ -26,7 +26,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="write nothing; exit 1 if the file differs")
     args = parser.parse_args(argv)
     sys.path.insert(0, str(REPO / "tests"))
-    from noisecraft.golden import golden_lines
+    from noisecraft.noise_models.golden import golden_lines
 
     from tiny_models import resolve_tiny  # the tests' tiny models: "tiny:<name>" parameters
 

@@ -81,7 +81,7 @@ def one_torch_thread():
 @pytest.fixture
 def without_segmenters(monkeypatch: pytest.MonkeyPatch):
     """As if pythainlp, jieba and SudachiPy were not installed (segmenter caches emptied before and after)."""
-    from noisecraft import text_units
+    from noisecraft.core import text_units
 
     for lang in text_units.SEGMENTED_LANGUAGES:
         monkeypatch.setitem(text_units.SEGMENTER_LOADERS, lang, lambda: None)

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import ClassVar
 
-from noisecraft.edits import Edit, Noised
+from noisecraft.core.edits import Edit, Noised
 from noisecraft.noise_models.base import Capabilities, NoiseInput, NoiseModel
 
 #: Every record given to a Recorder, as ("apply" | "prepare", record), in call order.

@@ -18,13 +18,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import noisecraft as nc
-from noisecraft import pipeline
-from noisecraft.edits import Edit, apply_edits
+from noisecraft.building import pipeline
+from noisecraft.building.pipeline import ConfigRequest, build_all
+from noisecraft.core.edits import Edit, apply_edits
 from noisecraft.errors import ConfigError
 from noisecraft.noise_models import base
 from noisecraft.noise_models.keyboard import KeyboardTypos
 from noisecraft.noise_models.registry import NOISE_MODELS, format_noise, parse_noise
-from noisecraft.pipeline import ConfigRequest, build_all
 from noisecraft.sources.registry import load_source
 
 from conftest import corpus

@@ -10,12 +10,12 @@ import pyarrow.parquet as pq
 import pytest
 from huggingface_hub import DatasetCard
 
-from noisecraft.edits import Edit, apply_edits
+from noisecraft.building.pipeline import BuiltConfig, ConfigRequest, build_config, write_card
+from noisecraft.core.edits import Edit, apply_edits
+from noisecraft.core.iob import is_valid_bio
+from noisecraft.dataset.repo import DatasetRepo
 from noisecraft.errors import ConfigError, InputError
-from noisecraft.iob import is_valid_bio
 from noisecraft.noise_models.destructive import sort_tokens
-from noisecraft.pipeline import BuiltConfig, ConfigRequest, build_config, write_card
-from noisecraft.repo import DatasetRepo
 from noisecraft.sources.glue import parse_glue_tsv
 from noisecraft.sources.wikiann import TAGS, entity_spans, parse_rahimi
 
@@ -258,7 +258,7 @@ def test_token_tags_stay_valid_on_the_shipped_sample(tmp_path):
 def test_long_lived_blocks_nest_and_give_the_collector_back_as_it_was():
     import gc
 
-    from noisecraft.collector import long_lived
+    from noisecraft.building.collector import long_lived
 
     assert gc.get_freeze_count() == 0  # nothing of the test process is frozen between tests
     kept = [[]]  # a container the collector tracks
@@ -287,7 +287,7 @@ def test_long_lived_blocks_nest_and_give_the_collector_back_as_it_was():
 def test_a_parallel_build_noises_its_first_batch_here_and_the_rest_in_workers(tmp_path, monkeypatch):
     import os
 
-    from noisecraft import pipeline
+    from noisecraft.building import pipeline
 
     where = []
     process_batch = pipeline.process_batch

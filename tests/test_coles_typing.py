@@ -11,10 +11,10 @@ import pyarrow.parquet as pq
 import pytest
 from coles_data import build_small_coles
 
-from noisecraft.probe.corruption import TYPES, UNCHANGED, Corruption, additive_place, corruption
-from noisecraft.probe.pairs import WordPair
-from noisecraft.probe.segmentation import Segmenter, boundary_marks, load_segmenter
-from noisecraft.probe.typing_table import type_pairs, type_shares, write_typing
+from noisecraft.harness.probe.corruption import TYPES, UNCHANGED, Corruption, additive_place, corruption
+from noisecraft.harness.probe.pairs import WordPair
+from noisecraft.harness.probe.segmentation import Segmenter, boundary_marks, load_segmenter
+from noisecraft.harness.probe.typing_table import type_pairs, type_shares, write_typing
 
 from tiny_models import tiny_model
 

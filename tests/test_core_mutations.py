@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 
 import noisecraft as nc
-from noisecraft.edits import Edit
-from noisecraft.noise_dictionary import NoiseDictionary
+from noisecraft.building.noising import _remap_token
+from noisecraft.core.edits import Edit
+from noisecraft.core.seeding import ExampleRng
+from noisecraft.core.stats import FieldScores
+from noisecraft.dataset.noise_dictionary import NoiseDictionary
+from noisecraft.dataset.repo import atomic_write_text
 from noisecraft.noise_models.keyboard_layouts import builtin_layouts
-from noisecraft.noising import _remap_token
-from noisecraft.repo import atomic_write_text
-from noisecraft.seeding import ExampleRng
-from noisecraft.stats import FieldScores
 
 
 def test_remap_token_follows_length_changes_inside_and_before_a_token():
@@ -96,8 +96,8 @@ def test_params_enter_the_seed():
 def _chain_job(fields=("sentence2",)):
     from recording_model import Recorder
 
-    from noisecraft.labels import LabelLayout
-    from noisecraft.noising import NoiseJob
+    from noisecraft.building.noising import NoiseJob
+    from noisecraft.core.labels import LabelLayout
 
     layout = LabelLayout(pair_fields=("sentence1", "sentence2"), class_label="label")
     return NoiseJob(nc.chain(nc.noise("keyboard", rate=1.0), Recorder()), 0, fields, layout)
@@ -110,7 +110,7 @@ CHAIN_ROWS = [{"id": "a", "sentence1": "The cat sat on the mat .", "sentence2": 
 def test_a_chain_forwards_labels_ids_and_the_noisy_pair_to_its_last_step():
     from recording_model import SEEN
 
-    from noisecraft.noising import perturb_rows
+    from noisecraft.building.noising import perturb_rows
 
     SEEN.clear()
     kept, _ = perturb_rows(_chain_job(), CHAIN_ROWS)
@@ -124,7 +124,7 @@ def test_a_chain_forwards_labels_ids_and_the_noisy_pair_to_its_last_step():
 
 
 def test_a_chain_keeps_its_last_steps_row_columns():
-    from noisecraft.noising import perturb_rows
+    from noisecraft.building.noising import perturb_rows
 
     kept, _ = perturb_rows(_chain_job(), CHAIN_ROWS)
     assert [r["noise_seen_label"] for r in kept] == [1, 0]  # mutation: the chain drops the per-row columns

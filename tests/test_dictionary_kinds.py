@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 import noisecraft as nc
+from noisecraft.dataset.noise_dictionary import read_dictionary_rows
 from noisecraft.errors import ConfigError, InputError
-from noisecraft.noise_dictionary import read_dictionary_rows
 
 from tiny_models import tiny_model
 

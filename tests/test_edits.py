@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from rapidfuzz.distance import Levenshtein
 
-from noisecraft.edits import Edit, align, apply_edits, compose, noised_from_edits, overlaps, remap_span, whole_field
+from noisecraft.core.edits import Edit, align, apply_edits, compose, noised_from_edits, overlaps, remap_span, whole_field
 
 
 def test_apply_edits_golden():

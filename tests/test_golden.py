@@ -3,7 +3,7 @@
 Each line holds an input (text, language, parameters, seed, id, protected spans) and the exact
 output and edit log the model gave when the file was written. The inputs cover every built-in
 layout and script, both keyboard modes, protected spans, and dictionary-based placement. The files
-are written by :mod:`noisecraft.golden` (``scripts/write_golden.py``): the test runs that writer on each
+are written by :mod:`noisecraft.noise_models.golden` (``scripts/write_golden.py``): the test runs that writer on each
 file's own inputs and wants the file back byte for byte, and replays every edit log.
 """
 
@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from noisecraft.edits import Edit, apply_edits
-from noisecraft.golden import INPUT_KEYS, OPTIONAL_INPUT_KEYS, golden_lines
+from noisecraft.core.edits import Edit, apply_edits
+from noisecraft.noise_models.golden import INPUT_KEYS, OPTIONAL_INPUT_KEYS, golden_lines
 from noisecraft.noise_models.registry import VERSIONS
 
 from tiny_models import resolve_tiny

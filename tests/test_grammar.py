@@ -16,7 +16,8 @@ import pyarrow.parquet as pq
 import pytest
 
 import noisecraft as nc
-from noisecraft.edits import Edit, apply_edits
+from noisecraft.core.edits import Edit, apply_edits
+from noisecraft.core.seeding import ExampleRng
 from noisecraft.errors import ConfigError, InputError
 from noisecraft.grammar import tagging
 from noisecraft.grammar.confusions import load_confusions
@@ -24,7 +25,6 @@ from noisecraft.grammar.error_types import EMPTY, ERROR_TYPES
 from noisecraft.grammar.operations import SiteFinder
 from noisecraft.grammar.tagging import Word, resolve_tagger_name, word_spans
 from noisecraft.noise_models.grammar import GrammarErrors, parse_types, sample_errors, whitespace_tokens_modified
-from noisecraft.seeding import ExampleRng
 
 from conftest import REPO_ROOT, corpus
 from tiny_models import tiny_model

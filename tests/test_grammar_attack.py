@@ -13,15 +13,15 @@ import pyarrow.parquet as pq
 import pytest
 
 import noisecraft as nc
+from noisecraft.building.noising import NoiseJob, field_inputs
+from noisecraft.core.labels import LabelLayout
+from noisecraft.core.seeding import ExampleRng
 from noisecraft.errors import ConfigError
 from noisecraft.grammar.search import AttackProblem, beam, genetic, greedy, operations, run_searches
 from noisecraft.grammar.tagging import Word, word_spans
 from noisecraft.grammar.victim import load_victim
-from noisecraft.labels import LabelLayout
 from noisecraft.noise_models.base import PairText
-from noisecraft.noising import NoiseJob, field_inputs
 from noisecraft.runtime.labels import LabelMapping, class_mapping
-from noisecraft.seeding import ExampleRng
 
 from conftest import corpus
 from tiny_models import tiny_model

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import noisecraft as nc
+from noisecraft.core.stats import FieldScores
 from noisecraft.harness.breakdowns import noise_breakdowns
 from noisecraft.harness.challenge_set import ConfigData, character_error_rate
 from noisecraft.harness.classification_metrics import expected_calibration_error, reliability_bins
@@ -22,7 +23,6 @@ from noisecraft.harness.report import difference, language_noise_table, summary_
 from noisecraft.harness.scoring import StatsSettings, score_classification
 from noisecraft.harness.tasks import CLASSIFICATION, TaskSpec
 from noisecraft.runtime.labels import class_mapping
-from noisecraft.stats import FieldScores
 
 from conftest import REPO_ROOT
 

@@ -15,10 +15,10 @@ import numpy as np
 import pytest
 
 import noisecraft as nc
+from noisecraft.building.recipe import Recipe, load_recipe, requests
 from noisecraft.errors import ConfigError
 from noisecraft.harness.challenge_set import open_challenge_set
 from noisecraft.harness.salad import default_label, is_word_salad, transformation
-from noisecraft.recipe import Recipe, load_recipe, requests
 
 from conftest import REPO_ROOT, corpus
 from tiny_models import tiny_model

@@ -7,8 +7,8 @@ from __future__ import annotations
 import datasets
 import pytest
 
-from noisecraft.pipeline import ConfigRequest, build_config, write_card
-from noisecraft.repo import DatasetRepo
+from noisecraft.building.pipeline import ConfigRequest, build_config, write_card
+from noisecraft.dataset.repo import DatasetRepo
 from noisecraft.sources.registry import load_source
 
 from conftest import corpus

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from recording_model import SEEN, Recorder
 
 import noisecraft as nc
-from noisecraft.edits import Edit, apply_edits
+from noisecraft.core.edits import Edit, apply_edits
 from noisecraft.errors import ConfigError
 from noisecraft.noise_models.base import NoiseModel, prepare_steps, run_steps
 from noisecraft.noise_models.registry import VERSIONS, model_class

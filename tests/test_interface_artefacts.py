@@ -6,13 +6,13 @@ from __future__ import annotations
 import pyarrow.parquet as pq
 import pytest
 
-from noisecraft.edits import Edit, apply_edits
+from noisecraft.building.pipeline import ConfigRequest, build_config, write_card
+from noisecraft.core.edits import Edit, apply_edits
+from noisecraft.dataset.repo import DatasetRepo
 from noisecraft.errors import ConfigError
 from noisecraft.noise_models.base import prepare_steps
 from noisecraft.noise_models.interface_artefacts import NOT_TAGGED, deletions
 from noisecraft.noise_models.registry import create
-from noisecraft.pipeline import ConfigRequest, build_config, write_card
-from noisecraft.repo import DatasetRepo
 
 from conftest import REPO_ROOT, corpus
 from tiny_models import CORPUS_EN, tiny_model

@@ -9,15 +9,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from noisecraft.edits import Edit, Noised, apply_edits
+from noisecraft.core.edits import Edit, Noised, apply_edits
+from noisecraft.core.seeding import ExampleRng, example_rng, example_rngs
+from noisecraft.core.text_units import whitespace_token_spans, word_pattern, word_spans
 from noisecraft.errors import ConfigError
 from noisecraft.noise_models.base import NoiseInput
 from noisecraft.noise_models.keyboard import KeyboardTypos
 from noisecraft.noise_models.keyboard_layouts import INPUT_METHODS, builtin_layouts, layout_for_language, load_layout
 from noisecraft.noise_models.per_word import noise_each_word
 from noisecraft.noise_models.registry import create
-from noisecraft.seeding import ExampleRng, example_rng, example_rngs
-from noisecraft.text_units import whitespace_token_spans, word_pattern, word_spans
 
 from conftest import corpus
 
@@ -312,7 +312,7 @@ def test_v2_native_layout_types_most_letters_of_xquad_questions():
 @pytest.mark.slow
 def test_v2_noiseqa_matches_the_published_noiseqa_statistics():
     """NoiseQA's synthetic keyboard set: CER 4.11 %, WER 23.93 % on the 1190 XQuAD-en questions."""
-    from noisecraft.stats import FieldScores
+    from noisecraft.core.stats import FieldScores
 
     data = json.loads(corpus("xquad/xquad.en.json").read_text(encoding="utf-8"))
     qas = [q for a in data["data"] for p in a["paragraphs"] for q in p["qas"]]

@@ -1,4 +1,4 @@
-"""The local engine (noisecraft.workers): the standard library's process pool behind the executor seam. Its contract
+"""The local engine (noisecraft.building.workers): the standard library's process pool behind the executor seam. Its contract
 (input order, a bounded window, one pool reused, errors as themselves, a dead worker as one line), and what a
 ``--num-proc 2`` build does when a worker is killed, on Ctrl-C, on SIGTERM and when the build itself is killed."""
 
@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from noisecraft.building.workers import LocalExecutor, WorkerDied, start_method
 from noisecraft.errors import InputError
-from noisecraft.workers import LocalExecutor, WorkerDied, start_method
 
 from conftest import corpus
 
@@ -147,7 +147,7 @@ def test_closing_the_pool_under_a_running_map_raises_instead_of_hanging():
 
 
 def test_in_flight_below_one_is_an_error_not_an_empty_map():
-    from noisecraft.executors import RayExecutor
+    from noisecraft.building.executors import RayExecutor
 
     for num_proc in (1, 2):
         with LocalExecutor(num_proc) as pool:
@@ -163,7 +163,7 @@ def test_a_build_leaves_no_thread_so_the_next_pool_still_forks(tmp_path):
     script = (
         "import threading, sys\n"
         "import noisecraft as nc\n"
-        "from noisecraft.workers import start_method\n"
+        "from noisecraft.building.workers import start_method\n"
         f"nc.build('xquad', 'keyboard', {str(tmp_path / 'out')!r}, data_file={str(corpus('xquad/xquad.en.json'))!r},"
         " progress=False, num_proc=2, batch_size=400)\n"
         "print(start_method(), [t.name for t in threading.enumerate()])\n")
@@ -176,7 +176,7 @@ def test_a_build_leaves_no_thread_so_the_next_pool_still_forks(tmp_path):
 #: The CLI, every batch slowed down and announced on stdout by the process that runs it.
 SLOW_CLI = """
 import os, time
-from noisecraft import pipeline
+from noisecraft.building import pipeline
 process_batch = pipeline.process_batch
 def slow(*args):
     os.write(1, b"%d\\n" % os.getpid())

@@ -9,13 +9,13 @@ from pathlib import Path
 import datasets
 import pytest
 
+from noisecraft.dataset.noise_dictionary import read_dictionary_rows
 from noisecraft.errors import InputError
 from noisecraft.grammar.confusions import load_confusions
 from noisecraft.grammar.error_types import EMPTY, ERROR_TYPES, REFERENCE_SETS
 from noisecraft.mining.gec import MinimalPair, error_type, gec_dictionary, mine_gec, minimal_pair
 from noisecraft.mining.gec_m2 import read_m2, tag_set
 from noisecraft.mining.output import write_dictionary
-from noisecraft.noise_dictionary import read_dictionary_rows
 
 from conftest import REPO_ROOT, corpus
 from test_cli import noisecraft

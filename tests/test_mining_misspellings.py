@@ -11,6 +11,8 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
+from noisecraft.core.schema import to_features
+from noisecraft.dataset.noise_dictionary import dictionary_features, load_dictionary
 from noisecraft.errors import ConfigError, InputError
 from noisecraft.mining import misspellings
 from noisecraft.mining.misspellings import (
@@ -27,9 +29,7 @@ from noisecraft.mining.misspellings import (
     read_misspelling_file,
     sound_alike,
 )
-from noisecraft.noise_dictionary import dictionary_features, load_dictionary
 from noisecraft.noise_models.keyboard_layouts import load_layout
-from noisecraft.schema import to_features
 
 from conftest import corpus
 

@@ -13,6 +13,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from noisecraft.core.schema import to_features
+from noisecraft.dataset.noise_dictionary import dictionary_features
 from noisecraft.errors import ConfigError, InputError
 from noisecraft.mining.reduplication import (
     REDUPLICATION_COLUMNS,
@@ -25,8 +27,6 @@ from noisecraft.mining.reduplication import (
     read_tweets,
     reduplication_dictionary,
 )
-from noisecraft.noise_dictionary import dictionary_features
-from noisecraft.schema import to_features
 
 from conftest import corpus
 

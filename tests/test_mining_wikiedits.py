@@ -15,6 +15,8 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from noisecraft.core.text_units import tokenize
+from noisecraft.dataset.noise_dictionary import load_dictionary
 from noisecraft.errors import ConfigError, InputError
 from noisecraft.mining.mediawiki import MAX_DEPTH, DumpError, DumpReader, PageEnd, Revision, read_dump
 from noisecraft.mining.output import write_dictionary
@@ -28,8 +30,6 @@ from noisecraft.mining.wikiedits import (
     mine_dumps,
     mine_wikiedits,
 )
-from noisecraft.noise_dictionary import load_dictionary
-from noisecraft.text_units import tokenize
 
 from conftest import corpus
 from test_cli import noisecraft
@@ -413,7 +413,7 @@ def _segmented_export(tmp_path: Path, lang: str) -> tuple[Path, tuple[str, str]]
 
 @pytest.mark.parametrize("lang", ["th", "zh"])
 def test_a_thai_or_chinese_typo_fix_is_mined_as_a_whole_segmented_word(tmp_path, lang):
-    from noisecraft.text_units import segmenter, word_spans
+    from noisecraft.core.text_units import segmenter, word_spans
 
     dump, (correct, noisy) = _segmented_export(tmp_path, lang)
     result = WikiEditMiner(lang).mine_file(dump)
@@ -436,7 +436,7 @@ def test_a_thai_sentence_without_spaces_is_not_too_short():
 
 
 def test_the_segmenter_is_in_the_params_stats_card_and_checkpoint_key(tmp_path):
-    from noisecraft.text_units import segmenter
+    from noisecraft.core.text_units import segmenter
 
     dump, _ = _segmented_export(tmp_path, "zh")
     mined = mine_wikiedits([dump], "zh", tmp_path / "ck", progress=False)
@@ -476,9 +476,9 @@ def test_a_challenge_set_built_from_the_mined_dictionary_replaces_the_word(tmp_p
 
     import pyarrow.parquet as pq
 
+    from noisecraft.building.pipeline import ConfigRequest, build_config, write_card
+    from noisecraft.dataset.repo import DatasetRepo
     from noisecraft.noise_models.natural import NO_DICTIONARY_WORD
-    from noisecraft.pipeline import ConfigRequest, build_config, write_card
-    from noisecraft.repo import DatasetRepo
 
     dump, (correct, noisy) = _segmented_export(tmp_path, lang)
     write_dictionary(tmp_path / "dict", mine_wikiedits([dump], lang, tmp_path / "ck", progress=False))

@@ -7,9 +7,9 @@ import re
 import pytest
 
 import noisecraft as nc
+from noisecraft.building.pipeline import default_config_name
+from noisecraft.dataset.repo import NAME, check_name, valid_config_name
 from noisecraft.errors import ConfigError
-from noisecraft.pipeline import default_config_name
-from noisecraft.repo import NAME, check_name, valid_config_name
 
 
 @pytest.mark.parametrize("split", ["validation", "validation_matched", "train.v2", "test2"])
@@ -88,7 +88,7 @@ def _misspellings(root):
 
 
 def test_a_file_parameter_is_named_by_its_content_digest(tmp_path):
-    from noisecraft.params import file_digest
+    from noisecraft.core.params import file_digest
 
     tsv = tmp_path / "nltk_data" / "home-of-alice" / "pairs.tsv"
     tsv.parent.mkdir(parents=True)
@@ -117,7 +117,7 @@ def test_a_folder_parameter_is_named_by_the_folder_digest_its_seed_uses(tmp_path
 
 
 def test_a_layout_file_is_named_by_its_digest_and_a_built_in_layout_by_its_name(tmp_path):
-    from noisecraft.params import file_digest
+    from noisecraft.core.params import file_digest
     from noisecraft.sources.registry import demo_file
 
     layout = tmp_path / "my-layouts" / "azerty.toml"
@@ -150,8 +150,8 @@ def _rename_config(out, old, new):
     manifest["configs"] = {new if k == old else k: v for k, v in manifest["configs"].items()}
     (out / "noisecraft.json").write_text(json.dumps(manifest), encoding="utf-8")
     (out / old).rename(out / new)
-    from noisecraft.pipeline import write_card
-    from noisecraft.repo import DatasetRepo
+    from noisecraft.building.pipeline import write_card
+    from noisecraft.dataset.repo import DatasetRepo
 
     with DatasetRepo(out, manifest["version"]) as repo:
         write_card(repo)

@@ -17,10 +17,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from noisecraft import noise_dictionary
-from noisecraft.edits import Noised, apply_edits
+from noisecraft.building.pipeline import ConfigRequest, build_config, write_card
+from noisecraft.core.edits import Noised, apply_edits
+from noisecraft.core.seeding import ExampleRng
+from noisecraft.core.text_units import match_case, word_spans
+from noisecraft.dataset import noise_dictionary
+from noisecraft.dataset.noise_dictionary import NoiseDictionary, load_dictionary, with_probabilities
+from noisecraft.dataset.repo import DatasetRepo
 from noisecraft.errors import ConfigError, InputError
-from noisecraft.noise_dictionary import NoiseDictionary, load_dictionary, with_probabilities
 from noisecraft.noise_models.base import NoiseInput
 from noisecraft.noise_models.natural import (
     NO_DICTIONARY_WORD,
@@ -30,14 +34,9 @@ from noisecraft.noise_models.natural import (
     WikiEditNoise,
     WikiEditNoiseV2,
     edit_count,
-    match_case,
     wikiedit_word_spans,
 )
 from noisecraft.noise_models.registry import create, parse_noise
-from noisecraft.pipeline import ConfigRequest, build_config, write_card
-from noisecraft.repo import DatasetRepo
-from noisecraft.seeding import ExampleRng
-from noisecraft.text_units import word_spans
 
 PAIRS = "receive\trecieve\t3\nreceive\trecieve\t1\nreceive\treceeve\t1\nthe\tteh\t5\nbecause\tbecuase\t2\nof\tfo\t1\n"
 #: The repository's small dictionary (read only): module level, so that hypothesis tests can use it.

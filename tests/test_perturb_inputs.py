@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 import noisecraft as nc
+from noisecraft.building.noising import NoiseJob
 from noisecraft.errors import ConfigError, InputError, NoisecraftError
-from noisecraft.noising import NoiseJob
 from noisecraft.sources.registry import demo_file, load_source
 
 QUESTIONS = {"id": ["a", "b"], "question": ["When did the war end?", "Who wrote the famous novel?"]}

@@ -10,10 +10,10 @@ from types import SimpleNamespace
 
 import pytest
 
+from noisecraft.building.pipeline import ConfigRequest, build_config, write_card
+from noisecraft.dataset.publish import git_blob_id, publish
+from noisecraft.dataset.repo import DatasetRepo
 from noisecraft.errors import ConfigError, NoisecraftError
-from noisecraft.pipeline import ConfigRequest, build_config, write_card
-from noisecraft.publish import git_blob_id, publish
-from noisecraft.repo import DatasetRepo
 
 from test_cli import noisecraft
 

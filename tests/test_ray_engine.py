@@ -1,4 +1,4 @@
-"""The Ray engine (noisecraft.executors): a Ray build or mining run gives the same bytes / dictionary as a local
+"""The Ray engine (noisecraft.building.executors): a Ray build or mining run gives the same bytes / dictionary as a local
 one, a worker killed mid-run costs a retry and no result, and the engine's errors are one line.
 
 Ray runs as a local cluster started once for this module (``ray.init(num_cpus=2)``); the tests stay few because
@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 import noisecraft as nc
+from noisecraft.building.executors import RayExecutor, make_executor
 from noisecraft.errors import ConfigError, InputError
-from noisecraft.executors import RayExecutor, make_executor
 from noisecraft.mining.registry import mine
 from noisecraft.mining.wikiedits import WikiEditMiner, dictionary_rows, mine_dumps
 from noisecraft.runtime.device import Accelerator, Placement, pick_placement
@@ -152,7 +152,7 @@ def test_whisper_recognises_on_ray_model_actors_into_the_cache_a_local_rebuild_r
 
 def test_pocketsphinx_on_ray_actors_is_byte_identical_and_an_actor_without_the_audio_cache_says_so(
         ray_cluster, tmp_path, monkeypatch):
-    import noisecraft.executors as executors
+    import noisecraft.building.executors as executors
     from noisecraft.noise_models.registry import parse_noise
     from noisecraft.noise_models.speech_asr import write_domain_lm
     from noisecraft.runtime.offload import running_chunks_with
@@ -180,7 +180,7 @@ def test_pocketsphinx_on_ray_actors_is_byte_identical_and_an_actor_without_the_a
 
 
 def test_auto_placement_is_resolved_for_the_cluster_actors_in_every_process_of_a_build(ray_cluster, monkeypatch):
-    import noisecraft.executors as executors
+    import noisecraft.building.executors as executors
     from noisecraft.noise_models.registry import parse_noise
 
     from tiny_models import tiny_model

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import pytest
 
+from noisecraft.core.iob import entity_runs, is_valid_bio
+from noisecraft.core.labels import entity_strings
+from noisecraft.core.text_files import AUTO, LineDecoder, read_text, text_lines
 from noisecraft.errors import InputError
 from noisecraft.harness.entity_metrics import entities
-from noisecraft.iob import entity_runs, is_valid_bio
-from noisecraft.labels import entity_strings
 from noisecraft.noise_models.entity_spans import TaggedSentences, sentence_entities
 from noisecraft.noise_models.natural import _word_list
 from noisecraft.noise_models.speech_asr import arpa_words
 from noisecraft.sources.wikiann import TAGS, parse_rahimi, tagged_sentences
-from noisecraft.text_files import AUTO, LineDecoder, read_text, text_lines
 
 # --- IOB ----------------------------------------------------------------------------------------------------------
 

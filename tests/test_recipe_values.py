@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from noisecraft.building.recipe import load_recipe
 from noisecraft.cli import main
 from noisecraft.errors import ConfigError
-from noisecraft.recipe import load_recipe
 
 GOOD = '''version = "1.0.0"
 name = "t"

@@ -1,6 +1,6 @@
 """The recipe catalogue (scripts/recipes/*.toml): every recipe builds from the local original files,
 loads back, and keeps its resolved recipe in the manifest and the card; --seed/--set and the
-recipe errors behave as documented in builders/recipe.py.
+recipe errors behave as documented in builders/building/recipe.py.
 
 The tests that build read the real corpora: without them they skip, and fail under ``CI=true`` (as every test of
 the corpora does, :func:`conftest.corpus`).
@@ -20,9 +20,10 @@ import datasets
 import pytest
 
 import noisecraft as nc
+from noisecraft.building.pipeline import default_config_name, resolve_model
+from noisecraft.building.recipe import load_recipe, requests
+from noisecraft.dataset.card import format_recipe
 from noisecraft.errors import ConfigError
-from noisecraft.pipeline import default_config_name, resolve_model
-from noisecraft.recipe import format_recipe, load_recipe, requests
 
 from conftest import REPO_ROOT, corpus
 from tiny_models import resolve_tiny, tiny_model
@@ -313,7 +314,7 @@ def test_a_config_name_given_to_several_configs_is_refused(dictionaries):
 
 
 def test_a_recipe_name_is_found_beside_an_output_folder_of_that_name(tmp_path, monkeypatch):
-    from noisecraft.recipe import catalogue, find_recipe
+    from noisecraft.building.recipe import catalogue, find_recipe
 
     (tmp_path / "noiseqa-keyboard").mkdir()  # what `--out noiseqa-keyboard/` left here
     monkeypatch.chdir(tmp_path)

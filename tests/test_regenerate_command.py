@@ -235,7 +235,7 @@ def test_a_source_file_or_folder_keeps_the_manifest_digest_it_always_had(tmp_pat
     equal."""
     import hashlib
 
-    from noisecraft.pipeline import _file_identity
+    from noisecraft.building.pipeline import _file_identity
 
     folder = tmp_path / "lexicon"
     (folder / "b").mkdir(parents=True)

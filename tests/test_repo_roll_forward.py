@@ -16,9 +16,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from noisecraft import repo as repo_module
+from noisecraft.dataset import repo as repo_module
+from noisecraft.dataset.repo import JOURNAL, MANIFEST, DatasetRepo, read_manifest
 from noisecraft.errors import ConfigError, NoisecraftError
-from noisecraft.repo import JOURNAL, MANIFEST, DatasetRepo, read_manifest
 
 SCHEMA = datasets.Features({"id": datasets.Value("string"), "question": datasets.Value("string")}).arrow_schema
 
@@ -83,7 +83,7 @@ def test_a_commit_killed_at_any_step_is_never_read_half_done(tmp_path, monkeypat
         if (root / JOURNAL).exists():
             with pytest.raises(ConfigError, match="unfinished commit"):
                 read_manifest(root)
-            from noisecraft.publish import verify_local
+            from noisecraft.dataset.publish import verify_local
 
             with pytest.raises(ConfigError, match="unfinished commit"):
                 verify_local(root)

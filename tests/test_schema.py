@@ -1,4 +1,4 @@
-"""The JSON-form features of noisecraft.schema are datasets' own, and a local-file build never imports datasets.
+"""The JSON-form features of noisecraft.core.schema are datasets' own, and a local-file build never imports datasets.
 
 Every source's features and every challenge set's output features (each registered model's per-row columns
 included) must give exactly what ``datasets.Features`` gives: the same ``to_dict()`` and the same Arrow schema,
@@ -16,9 +16,9 @@ import datasets
 import pyarrow as pa
 import pytest
 
+from noisecraft.building.pipeline import output_features
+from noisecraft.core.schema import arrow_schema, arrow_type, class_label, class_names, list_of, to_features, value
 from noisecraft.noise_models.registry import VERSIONS
-from noisecraft.pipeline import output_features
-from noisecraft.schema import arrow_schema, arrow_type, class_label, class_names, list_of, to_features, value
 from noisecraft.sources.registry import ADAPTERS
 
 

@@ -3,7 +3,7 @@
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from noisecraft.seeding import ExampleRng, derive_seed, example_rng, example_rngs, params_digest
+from noisecraft.core.seeding import ExampleRng, derive_seed, example_rng, example_rngs, params_digest
 
 
 def test_derive_seed_is_a_fixed_function_of_its_inputs():

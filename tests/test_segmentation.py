@@ -8,9 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from noisecraft import text_units
-from noisecraft.noise_models.registry import create
-from noisecraft.text_units import (
+from noisecraft.core import text_units
+from noisecraft.core.text_units import (
     SEGMENTED_LANGUAGES,
     compound_word_pattern,
     join_tokens,
@@ -21,6 +20,7 @@ from noisecraft.text_units import (
     word_spans,
     word_tokens,
 )
+from noisecraft.noise_models.registry import create
 
 THAI = "รัฐบาลได้รับรายงานฉบับแรกเมื่อใด"
 CHINESE = "北京大学的学生在2010年有多少人？"
@@ -101,14 +101,14 @@ def test_a_segmenter_works_with_no_network():
     code = ("import socket\n"
             "def no(*a, **k): raise OSError('network disabled')\n"
             "socket.socket.connect = no; socket.create_connection = no\n"
-            "from noisecraft.text_units import word_spans\n"
+            "from noisecraft.core.text_units import word_spans\n"
             f"print(len(word_spans({THAI!r}, 'th')), len(word_spans({CHINESE!r}, 'zh')))\n")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0 and result.stdout.split() == ["6", "9"], result.stderr
 
 
 def test_segmenters_are_imported_only_when_a_language_needs_one():
-    code = ("import sys, noisecraft, noisecraft.text_units as t, noisecraft.noise_models.registry as r\n"
+    code = ("import sys, noisecraft, noisecraft.core.text_units as t, noisecraft.noise_models.registry as r\n"
             "r.create('keyboard@2').augment(['some words'])\n"
             "print(sorted(m for m in ('pythainlp', 'jieba', 'sudachipy') if m in sys.modules))")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)

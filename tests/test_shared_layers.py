@@ -18,16 +18,16 @@ import numpy as np
 import pytest
 
 import noisecraft as nc
-from noisecraft.edits import Edit, Noised
+from noisecraft.building.noising import NoiseJob, perturb_rows
+from noisecraft.core.edits import Edit, Noised
+from noisecraft.core.labels import LabelLayout
 from noisecraft.errors import ConfigError
 from noisecraft.harness.challenge_set import paired_examples
 from noisecraft.harness.evaluation import _by_language
 from noisecraft.harness.paired_stats import compare, mean_of, significant
 from noisecraft.harness.scoring import ScoredConfig, StatsSettings, word_tags
-from noisecraft.labels import LabelLayout
 from noisecraft.noise_models.base import Capabilities, NoiseInput, NoiseModel, run_steps
 from noisecraft.noise_models.record import PairText
-from noisecraft.noising import NoiseJob, perturb_rows
 from noisecraft.runtime.labels import tag_mapping
 from noisecraft.runtime.postprocess import best_of_windows, best_span, entity_spans, first_subtoken_labels
 

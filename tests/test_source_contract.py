@@ -18,10 +18,10 @@ from pathlib import Path
 import datasets
 import pytest
 
-from noisecraft.iob import is_valid_bio
-from noisecraft.labels import entity_strings
+from noisecraft.building.noising import NoiseJob, check_text_fields
+from noisecraft.core.iob import is_valid_bio
+from noisecraft.core.labels import entity_strings
 from noisecraft.noise_models.registry import create
-from noisecraft.noising import NoiseJob, check_text_fields
 from noisecraft.sources.base import SourceData
 from noisecraft.sources.registry import ADAPTERS, demo_file, load_source
 from noisecraft.sources.squad import squad_rows

@@ -28,18 +28,18 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from noisecraft import hub
+from noisecraft.building.pipeline import ConfigRequest, build_config
+from noisecraft.core import hub
+from noisecraft.core.schema import to_features
+from noisecraft.core.text_files import text_lines
+from noisecraft.dataset.repo import DatasetRepo
 from noisecraft.errors import ConfigError, InputError
-from noisecraft.pipeline import ConfigRequest, build_config
-from noisecraft.repo import DatasetRepo
-from noisecraft.schema import to_features
 from noisecraft.sources.base import tsv_rows
 from noisecraft.sources.glue import TASKS, parse_glue_tsv
 from noisecraft.sources.registry import ADAPTERS, demo_file, load_source
 from noisecraft.sources.squad import parse_squad_json
 from noisecraft.sources.wikiann import parse_rahimi
 from noisecraft.sources.xnli import parse_xnli_tsv
-from noisecraft.text_files import text_lines
 
 from conftest import corpus
 

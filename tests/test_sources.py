@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
+from noisecraft.core.iob import is_valid_bio
 from noisecraft.errors import ConfigError, InputError
-from noisecraft.iob import is_valid_bio
 from noisecraft.sources.glue import parse_glue_tsv
 from noisecraft.sources.registry import demo_file, load_source
 from noisecraft.sources.squad import parse_squad_json

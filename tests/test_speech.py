@@ -10,7 +10,10 @@ import tempfile
 import pyarrow.parquet as pq
 import pytest
 
-from noisecraft.edits import Edit, apply_edits
+from noisecraft.building.pipeline import ConfigRequest, build_config, write_card
+from noisecraft.core.edits import Edit, apply_edits
+from noisecraft.core.stats import normalised_scores, without_case_and_punctuation
+from noisecraft.dataset.repo import DatasetRepo
 from noisecraft.errors import ConfigError
 from noisecraft.noise_models.base import prepare_steps
 from noisecraft.noise_models.registry import create, format_noise, parse_noise
@@ -18,9 +21,6 @@ from noisecraft.noise_models.speech import SpeechInterfaceNoise
 from noisecraft.noise_models.speech_asr import write_domain_lm
 from noisecraft.noise_models.speech_audio import SAMPLE_RATE, decode_pcm, encode_pcm, to_16k
 from noisecraft.noise_models.speech_tts import EspeakSynthesiser, espeak_library, espeak_speaker
-from noisecraft.pipeline import ConfigRequest, build_config, write_card
-from noisecraft.repo import DatasetRepo
-from noisecraft.stats import normalised_scores, without_case_and_punctuation
 
 from tiny_models import CORPUS_EN, tiny_model
 

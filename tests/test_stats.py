@@ -11,8 +11,8 @@ import sacrebleu
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from noisecraft import stats
-from noisecraft.stats import FieldScores, field_scores
+from noisecraft.core import stats
+from noisecraft.core.stats import FieldScores, field_scores
 
 from conftest import corpus
 

@@ -13,10 +13,10 @@ import pytest
 from recording_model import SEEN, Recorder
 
 import noisecraft as nc
+from noisecraft.building.noising import NoiseJob, prepare_field
+from noisecraft.building.pipeline import output_features, run_batches
+from noisecraft.core.schema import arrow_schema
 from noisecraft.errors import InputError
-from noisecraft.noising import NoiseJob, prepare_field
-from noisecraft.pipeline import output_features, run_batches
-from noisecraft.schema import arrow_schema
 from noisecraft.sources import squad
 from noisecraft.sources.base import FileRows, SourceData
 from noisecraft.sources.glue import glue_features, glue_info

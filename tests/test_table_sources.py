@@ -18,9 +18,9 @@ import pytest
 from test_regenerate_command import regenerate, same_parquet
 
 import noisecraft as nc
+from noisecraft.building.recipe import load_recipe, requests
 from noisecraft.cli import main
 from noisecraft.errors import ConfigError
-from noisecraft.recipe import load_recipe, requests
 from noisecraft.sources.glue import glue_rows
 from noisecraft.sources.registry import source_info
 from noisecraft.sources.squad import squad_rows

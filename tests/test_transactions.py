@@ -6,8 +6,8 @@ import datasets
 import pytest
 
 import noisecraft as nc
+from noisecraft.dataset.repo import JOURNAL, DatasetRepo
 from noisecraft.errors import ConfigError
-from noisecraft.repo import JOURNAL, DatasetRepo
 
 
 def files(root):

@@ -18,7 +18,7 @@ import datasets
 import pytest
 
 import noisecraft as nc
-from noisecraft.edits import Edit, apply_edits
+from noisecraft.core.edits import Edit, apply_edits
 from noisecraft.errors import ConfigError
 from noisecraft.runtime import length_batches, resolve_model
 from noisecraft.runtime.seq2seq import Seq2SeqGenerator

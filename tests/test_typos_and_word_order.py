@@ -7,13 +7,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from noisecraft.edits import apply_edits
+from noisecraft.core.edits import apply_edits
+from noisecraft.core.seeding import ExampleRng, example_rng
+from noisecraft.core.text_units import tokenize, word_pattern, word_spans, word_tokens
 from noisecraft.noise_models.base import NoiseInput
 from noisecraft.noise_models.destructive import CopySort, ReverseWords, ShuffleWords, SortWords
 from noisecraft.noise_models.registry import create
 from noisecraft.noise_models.typos import SwapTypos
-from noisecraft.seeding import ExampleRng, example_rng
-from noisecraft.text_units import tokenize, word_pattern, word_spans, word_tokens
 
 SENTENCE = "Which NFL team represented the AFC at Super Bowl 50?"
 

@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 
 import noisecraft as nc
 from noisecraft.cli import main
-from noisecraft.edits import apply_edits
+from noisecraft.core.edits import apply_edits
+from noisecraft.core.text_units import token_spans
 from noisecraft.errors import ConfigError
 from noisecraft.noise_models.base import PairText
 from noisecraft.noise_models.word_salad_importance import (
@@ -28,7 +29,6 @@ from noisecraft.noise_models.word_salad_importance import (
     vocabulary_words,
     word_importance,
 )
-from noisecraft.text_units import token_spans
 
 from conftest import corpus
 from tiny_models import ONE_WORD, tiny_model

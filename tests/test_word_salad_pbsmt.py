@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 import noisecraft as nc
+from noisecraft.core.text_units import word_tokens
 from noisecraft.errors import ConfigError
 from noisecraft.noise_models import base
 from noisecraft.noise_models.base import PairText
@@ -18,7 +19,6 @@ from noisecraft.pbsmt.decoder import PhraseDecoder
 from noisecraft.pbsmt.phrase_table import read_table
 from noisecraft.sources.glue import parse_glue_tsv
 from noisecraft.sources.registry import load_source
-from noisecraft.text_units import word_tokens
 
 from conftest import corpus
 

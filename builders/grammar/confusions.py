@@ -1,7 +1,7 @@
 """A mined confusion table (``noisecraft mine gec``) as the grammar models use it.
 
 The table is a noise dictionary with an ``error_type`` column (:mod:`noisecraft.mining.gec`). It is read
-with :func:`~noisecraft.noise_dictionary.read_dictionary_rows` (a mined folder, a Hub repo id or a parquet
+with :func:`~noisecraft.dataset.noise_dictionary.read_dictionary_rows` (a mined folder, a Hub repo id or a parquet
 file), so the dictionary checks apply. From it:
 
 * the **type distribution**: the summed ``count`` of each error type;
@@ -22,9 +22,9 @@ from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from noisecraft.dataset.noise_dictionary import read_dictionary_rows
 from noisecraft.errors import ConfigError, InputError
 from noisecraft.grammar.error_types import CLOSED_CLASS, ERROR_TYPES, REFERENCE_SETS, TYPE_ONLY
-from noisecraft.noise_dictionary import read_dictionary_rows
 
 
 @dataclass(frozen=True)

@@ -38,11 +38,11 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any, NamedTuple
 
-from noisecraft.edits import Edit, Span, overlaps
+from noisecraft.core.edits import Edit, Span, overlaps
+from noisecraft.core.text_units import match_case
 from noisecraft.grammar.confusions import ConfusionRow, GrammarConfusions
 from noisecraft.grammar.error_types import EMPTY, REFERENCE_SETS
 from noisecraft.grammar.tagging import Word
-from noisecraft.noise_models.natural import match_case
 
 NOUN, PLURAL = "NN", "NNS"
 PROPER = frozenset({"NNP", "NNPS"})

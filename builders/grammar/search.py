@@ -27,10 +27,10 @@ from collections.abc import Generator, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from noisecraft.edits import Edit, apply_edits
+from noisecraft.core.edits import Edit, apply_edits
+from noisecraft.core.seeding import ExampleRng
 from noisecraft.grammar.operations import Site
 from noisecraft.grammar.victim import ClassifierInput, Victim
-from noisecraft.seeding import ExampleRng
 
 Status = Literal["succeeded", "failed", "skipped"]
 SEARCHES = ("greedy", "beam", "genetic")

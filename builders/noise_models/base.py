@@ -1,12 +1,12 @@
 """What every noise model is: a named, versioned spec (frozen parameters) plus a runtime.
 
 ``apply(batch) -> list[Noised]`` takes one :class:`~noisecraft.noise_models.record.NoiseInput`: the texts,
-each example's own :class:`~noisecraft.seeding.ExampleRng`, the character spans to leave untouched, the
+each example's own :class:`~noisecraft.core.seeding.ExampleRng`, the character spans to leave untouched, the
 ids, class labels and pair context of the rows. It never reads or seeds a global RNG. A change in a
 model's output is a new ``version``, so a published set can always be regenerated with the version it names.
 
 The **spec** is the frozen dataclass: its fields are the declared parameters
-(:mod:`noisecraft.params`); it is cheap, picklable and hashed into every example's seed. The
+(:mod:`noisecraft.core.params`); it is cheap, picklable and hashed into every example's seed. The
 **runtime** is what the spec loads (neighbour tables, dictionaries; models and weights for MT and
 ASR): :meth:`NoiseModel.runtime` builds it once per process and keeps it there, so worker
 processes receive only the spec and never a pickled dictionary with every batch.
@@ -23,14 +23,17 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-from noisecraft.edits import Noised, Span, compose, remap_span
+from noisecraft.core.edits import Noised, Span, compose, remap_span
+from noisecraft.core.params import ParamSpec, file_digest, schema
+from noisecraft.core.seeding import ExampleRng, example_rngs, params_digest
 from noisecraft.errors import ConfigError, InputError
-from noisecraft.noise_models.record import Join, NoiseInput, PairText, all_plain_texts, check_seed, text_problem
-from noisecraft.params import ParamSpec, file_digest, schema
+from noisecraft.noise_models.record import NoiseInput, PairText, all_plain_texts, check_seed, text_problem
 from noisecraft.runtime.device import placement_scope
-from noisecraft.seeding import ExampleRng, example_rngs, params_digest
+
+if TYPE_CHECKING:  # the source layer is loaded only by models that join
+    from noisecraft.sources.join import Join
 
 __all__ = ["Capabilities", "NoiseInput", "NoiseModel", "PairText", "run_steps", "prepare_steps", "step_rngs"]
 
@@ -42,7 +45,7 @@ _RUNTIMES: dict[Any, Any] = {}
 
 
 def content_digest(value: str | Path) -> str | None:
-    """The digest by which a local file or folder enters a seed: a file's :func:`~noisecraft.params.file_digest`,
+    """The digest by which a local file or folder enters a seed: a file's :func:`~noisecraft.core.params.file_digest`,
     a folder's :func:`~noisecraft.runtime.loading.folder_digest` (``sha256:...``); ``None`` when ``value`` names no
     local file or folder (a Hub id, a built-in layout name)."""
     path = Path(value).expanduser()
@@ -57,7 +60,7 @@ def content_digest(value: str | Path) -> str | None:
 
 @dataclass(frozen=True)
 class Capabilities:
-    """What validation needs to know of a model (:mod:`noisecraft.noising` checks requests against it).
+    """What validation needs to know of a model (:mod:`noisecraft.building.noising` checks requests against it).
 
     Everything a model may read about its rows (ids, labels, pair context, joined text) is in its
     :class:`NoiseInput`, so no flag says which arguments it takes.
@@ -66,7 +69,7 @@ class Capabilities:
     * ``protects_spans``: honours ``protected`` spans (labelled answers, entity tokens stay intact).
       A model that cannot still keeps every answer that survives verbatim; others are dropped.
     * ``edit_log``: ``recorded`` (exact edits made by the model), ``aligned`` (derived afterwards
-      by :func:`noisecraft.edits.align`) or ``whole-field`` (one replacement of the whole text;
+      by :func:`noisecraft.core.edits.align`) or ``whole-field`` (one replacement of the whole text;
       labels inside the field cannot survive).
     * ``model_based``: the model runs a neural model through :mod:`noisecraft.runtime`; builds call
       :meth:`NoiseModel.prepare` with every input of the split first, so the model's inner batches
@@ -92,7 +95,7 @@ class NoiseModel:
     #: BibTeX of the paper the model follows.
     citation: ClassVar[str]
     #: Per-row output columns (name -> ``datasets.Value`` dtype) whose values the model returns in
-    #: :attr:`Noised.columns <noisecraft.edits.Noised>`; rows get them as ``noise_<name>``.
+    #: :attr:`Noised.columns <noisecraft.core.edits.Noised>`; rows get them as ``noise_<name>``.
     row_columns: ClassVar[Mapping[str, str]] = {}
     capabilities: ClassVar[Capabilities] = Capabilities()
 
@@ -114,7 +117,7 @@ class NoiseModel:
 
     @classmethod
     def param_specs(cls) -> tuple[ParamSpec, ...]:
-        """The declared parameters (see :mod:`noisecraft.params`)."""
+        """The declared parameters (see :mod:`noisecraft.core.params`)."""
         return schema(cls)
 
     def params(self) -> dict[str, Any]:

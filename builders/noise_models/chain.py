@@ -4,7 +4,7 @@ NoiseQA names combinations of interfaces (speech recognition of a machine transl
 top of natural misspellings) as the open question; a chain builds them. Each step draws from its
 own per-example stream (:func:`noisecraft.noise_models.base.step_rngs`) and the whole input record
 (ids, class labels, joined text; protected spans and the pair context carried from the previous step's
-output), and the final edit log is against the original text (:func:`noisecraft.edits.compose`), so it
+output), and the final edit log is against the original text (:func:`noisecraft.core.edits.compose`), so it
 replays exactly and labels are checked once, at the end. :func:`noisecraft.noise_models.base.run_steps`
 runs the steps.
 
@@ -22,10 +22,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
-from noisecraft.edits import Noised
+from noisecraft.core.edits import Noised
+from noisecraft.core.params import ParamSpec
 from noisecraft.errors import ConfigError
 from noisecraft.noise_models.base import Capabilities, NoiseInput, NoiseModel
-from noisecraft.params import ParamSpec
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """Word-order destruction, the lexical family of "word salad" (Gupta et al., 2021).
 
-The text is split into word and punctuation tokens (:func:`noisecraft.text_units.tokenize`) and
+The text is split into word and punctuation tokens (:func:`noisecraft.core.text_units.tokenize`) and
 rebuilt, space-separated, in a new order. These models rewrite a whole field, so their edit log
 is a single replacement; they refuse fields that carry span labels.
 
@@ -13,7 +13,7 @@ is a single replacement; they refuse fields that carry span labels.
 
 Version 2 of each (``sort@2`` ...) changes what a token is, so it is a new version beside version 1:
 contractions, hyphenated compounds, abbreviations and numbers stay whole (``doesn't``, ``long-term``,
-``U.S.``, ``3.5``: :func:`noisecraft.text_units.token_spans`), and Thai, Chinese and Japanese are
+``U.S.``, ``3.5``: :func:`noisecraft.core.text_units.token_spans`), and Thai, Chinese and Japanese are
 segmented into words by a real segmenter and rejoined without spaces, as they are written (a space
 only between two Latin or numeric tokens). ``lang`` picks the segmenter.
 """
@@ -23,11 +23,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from noisecraft.citations import WORD_SALAD_CITATION
-from noisecraft.edits import Noised, whole_field
+from noisecraft.core.citations import WORD_SALAD_CITATION
+from noisecraft.core.edits import Noised, whole_field
+from noisecraft.core.params import param
+from noisecraft.core.text_units import join_tokens, segmentation_note, tokenize, word_tokens
 from noisecraft.noise_models.base import Capabilities, NoiseInput, NoiseModel
-from noisecraft.params import param
-from noisecraft.text_units import join_tokens, segmentation_note, tokenize, word_tokens
 
 
 def sort_tokens(text: str) -> str:

@@ -19,8 +19,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from noisecraft.core.iob import entity_runs
 from noisecraft.errors import ConfigError
-from noisecraft.iob import entity_runs
 from noisecraft.runtime import ModelRef, Placement, pick_placement, resolve_model
 from noisecraft.runtime.heads import Entities, Head
 from noisecraft.sources.wikiann import tagged_sentences
@@ -40,7 +40,7 @@ def entity_type(label: str) -> str | None:
 
 def sentence_entities(tokens: Sequence[str], tags: Sequence[str]) -> list[Entity]:
     """Character spans (in the space-joined tokens) and types of the PER/ORG/LOC entities (IOB1 or IOB2, read by
-    :func:`noisecraft.iob.entity_runs` once each tag's type is mapped: other types are outside an entity)."""
+    :func:`noisecraft.core.iob.entity_runs` once each tag's type is mapped: other types are outside an entity)."""
     mapped = []
     for tag in tags:
         kind = entity_type(tag) if tag != "O" else None

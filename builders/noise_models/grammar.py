@@ -27,8 +27,10 @@ from functools import cached_property
 from importlib import metadata
 from typing import Any, ClassVar
 
-from noisecraft.citations import YIN2020_CITATION
-from noisecraft.edits import Edit, Noised, noised_from_edits
+from noisecraft.core.citations import YIN2020_CITATION
+from noisecraft.core.edits import Edit, Noised, noised_from_edits
+from noisecraft.core.params import param
+from noisecraft.core.seeding import ExampleRng
 from noisecraft.errors import ConfigError
 from noisecraft.grammar.confusions import GrammarConfusions, load_confusions
 from noisecraft.grammar.error_types import ERROR_TYPES
@@ -36,8 +38,6 @@ from noisecraft.grammar.operations import Option, Site, SiteFinder
 from noisecraft.grammar.tagging import Tagger, load_tagger, load_wordnet, resolve_tagger_name
 from noisecraft.noise_models.base import NoiseInput, NoiseModel
 from noisecraft.noise_models.natural import edit_count
-from noisecraft.params import param
-from noisecraft.seeding import ExampleRng
 
 ALL_TYPES = "all"
 _TOKEN = re.compile(r"\S+")

@@ -35,8 +35,10 @@ from dataclasses import dataclass, field
 from functools import cached_property, partial
 from typing import Any, ClassVar
 
-from noisecraft.citations import TEXTATTACK_CITATION, YIN2020_CITATION
-from noisecraft.edits import Noised, noised_from_edits
+from noisecraft.core.citations import TEXTATTACK_CITATION, YIN2020_CITATION
+from noisecraft.core.edits import Noised, noised_from_edits
+from noisecraft.core.params import param
+from noisecraft.core.seeding import ExampleRng
 from noisecraft.errors import ConfigError
 from noisecraft.grammar.confusions import GrammarConfusions
 from noisecraft.grammar.search import (
@@ -54,10 +56,8 @@ from noisecraft.grammar.search import (
 from noisecraft.grammar.victim import ClassifierInput, Victim, load_victim
 from noisecraft.noise_models.base import Capabilities, NoiseInput
 from noisecraft.noise_models.grammar import GrammarNoiseBase, GrammarRuntime
-from noisecraft.params import param
 from noisecraft.runtime.device import DTYPES
 from noisecraft.runtime.labels import LabelMapping
-from noisecraft.seeding import ExampleRng
 
 
 class AttackRuntime(GrammarRuntime):

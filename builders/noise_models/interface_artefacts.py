@@ -28,16 +28,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from noisecraft.citations import NOISEQA_CITATION
-from noisecraft.edits import Edit, Noised, Span, noised_from_edits, overlaps
+from noisecraft.core.citations import NOISEQA_CITATION
+from noisecraft.core.edits import Edit, Noised, Span, noised_from_edits, overlaps
+from noisecraft.core.params import param
+from noisecraft.core.seeding import ExampleRng
+from noisecraft.core.text_units import segmentation_note, word_spans
 from noisecraft.errors import ConfigError
 from noisecraft.noise_models.base import Capabilities, NoiseInput, NoiseModel
 from noisecraft.noise_models.entity_spans import ENTITY_TYPES, Entity, EntityTagger, TaggedSentences
 from noisecraft.noise_models.natural import function_words
-from noisecraft.params import param
 from noisecraft.runtime.device import DEVICES, DTYPES
-from noisecraft.seeding import ExampleRng
-from noisecraft.text_units import segmentation_note, word_spans
 
 LANG_HELP = "language of the text: its words (Thai, Chinese, Japanese segmented) and word list (set by the build)"
 QUESTION_MARKS = frozenset("?\u061f\uff1f\u2e2e\u037e")  # ? ؟ ？ ⸮ and the Greek question mark ;

@@ -22,7 +22,7 @@ new version beside ``keyboard@1``:
   table of the layout file): on Spanish, ``ó`` is ``´`` + ``o``, so a typo gives ``í`` (the dead key
   composes it) but never ``ṕ``; on German ``ä`` is a key of its own; on QWERTY, ``é`` is not typed at
   all and is left alone. No letter is ever followed by a stray combining mark (``s̈``).
-* Thai, Chinese and Japanese are segmented into words (:mod:`noisecraft.text_units`); ``lang`` is a
+* Thai, Chinese and Japanese are segmented into words (:mod:`noisecraft.core.text_units`); ``lang`` is a
   parameter of the spec, since it picks the layout, the input method and the segmenter.
 """
 
@@ -31,8 +31,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from noisecraft.citations import NOISEQA_CITATION
-from noisecraft.edits import Noised
+from noisecraft.core.citations import NOISEQA_CITATION
+from noisecraft.core.edits import Noised
+from noisecraft.core.params import file_digest, param
+from noisecraft.core.seeding import ExampleRng
+from noisecraft.core.text_units import segmentation_note
 from noisecraft.noise_models.base import NoiseInput, NoiseModel
 from noisecraft.noise_models.keyboard_layouts import (
     NeighbourTable,
@@ -42,9 +45,6 @@ from noisecraft.noise_models.keyboard_layouts import (
     load_layout,
 )
 from noisecraft.noise_models.per_word import noise_each_word
-from noisecraft.params import file_digest, param
-from noisecraft.seeding import ExampleRng
-from noisecraft.text_units import segmentation_note
 
 MODES = ("noiseqa", "coles")
 RATE_HELP = "per-word probability of a typo"

@@ -45,22 +45,22 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, ClassVar
 
-from noisecraft.citations import LENGTHENING_CITATION, NOISEQA_CITATION, WIKIEDIT_CITATION
-from noisecraft.edits import Edit, Noised, noised_from_edits, overlaps
-from noisecraft.errors import ConfigError
-from noisecraft.noise_dictionary import (
+from noisecraft.core.citations import LENGTHENING_CITATION, NOISEQA_CITATION, WIKIEDIT_CITATION
+from noisecraft.core.edits import Edit, Noised, noised_from_edits, overlaps
+from noisecraft.core.params import param
+from noisecraft.core.seeding import ExampleRng
+from noisecraft.core.text_files import text_lines
+from noisecraft.core.text_units import SEGMENTED_LANGUAGES, match_case, segmentation_note, word_pattern, word_spans
+from noisecraft.dataset.noise_dictionary import (
     DictionaryTable,
     NoiseDictionary,
     check_kind,
     dictionary_from_rows,
     read_dictionary_rows,
 )
+from noisecraft.errors import ConfigError
 from noisecraft.noise_models.base import NoiseInput, NoiseModel
 from noisecraft.noise_models.per_word import noise_each_word
-from noisecraft.params import param
-from noisecraft.seeding import ExampleRng
-from noisecraft.text_files import text_lines
-from noisecraft.text_units import SEGMENTED_LANGUAGES, segmentation_note, word_pattern, word_spans
 
 PLACEMENTS = ("all", "function", "content", "listed")
 VOWELS = frozenset("aeiouyAEIOUY")
@@ -84,15 +84,6 @@ def _digest(dictionary: NoiseDictionary) -> str:
     for word, (forms, cumulative) in dictionary.entries.items():
         h.update(repr((word, forms, cumulative)).encode("utf-8"))
     return h.hexdigest()
-
-
-def match_case(original: str, replacement: str) -> str:
-    """Give ``replacement`` the case pattern of ``original`` (lower, Capitalised or UPPER)."""
-    if original.isupper() and len(original) > 1:
-        return replacement.upper()
-    if original[:1].isupper():
-        return replacement[:1].upper() + replacement[1:]
-    return replacement
 
 
 def _lookup(dictionary: NoiseDictionary, word: str) -> str | None:
@@ -256,7 +247,7 @@ def draw(forms: Mapping[str, float], rng: ExampleRng) -> str:
 
 
 #: Where Moses (the miner's tokenizer for languages written with spaces) splits a word that
-#: :func:`~noisecraft.text_units.word_spans` keeps whole: at the apostrophes ``'`` ``’`` and the Unicode hyphens
+#: :func:`~noisecraft.core.text_units.word_spans` keeps whole: at the apostrophes ``'`` ``’`` and the Unicode hyphens
 #: ``‐`` ``‑``. It keeps ASCII hyphens (``long-term``), ``ʼ`` (a letter), ``U.S.``, ``3.5`` and ``1,000`` whole.
 _MOSES_SPLITS = re.compile("['\u2019\u2010\u2011]")
 
@@ -265,10 +256,10 @@ def wikiedit_word_spans(text: str, lang: str) -> list[tuple[int, int]]:
     """``(start, end)`` of the words ``wikiedit@2`` counts and may replace: the units the Wikipedia miner
     (:mod:`noisecraft.mining.wiki_text`) keys its dictionary on, so that a mined key can match.
 
-    * Thai, Chinese and Japanese: :func:`~noisecraft.text_units.word_spans`, the segmenter's words; the miner
+    * Thai, Chinese and Japanese: :func:`~noisecraft.core.text_units.word_spans`, the segmenter's words; the miner
       tokenises with the same function, so keys and words agree by construction.
     * Languages written with spaces: the miner uses Moses tokens, so a word here is a
-      :func:`~noisecraft.text_units.word_spans` word split where Moses splits it (:data:`_MOSES_SPLITS`):
+      :func:`~noisecraft.core.text_units.word_spans` word split where Moses splits it (:data:`_MOSES_SPLITS`):
       ``long-term``, ``U.S.`` and ``3.5`` whole as in the other version-2 models, but ``Luther's`` is
       ``Luther`` + ``s`` (Moses: ``Luther`` ``'s``) and ``doesn't`` is ``doesn`` + ``t`` (``doesn`` ``'t``), so
       the mined key ``Luther`` matches. On XQuAD (8 languages) these units are Moses tokens (the clitic's

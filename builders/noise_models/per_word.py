@@ -6,10 +6,10 @@ anything else, so a word's fate never depends on what earlier words were, and th
 (no noise for this word) costs one random number. Words touching a protected span are left alone.
 
 What a word is depends on the model's version. Version-1 models call the loop without ``lang``: a
-word is a run of word characters and combining marks (:func:`noisecraft.text_units.word_pattern`;
+word is a run of word characters and combining marks (:func:`noisecraft.core.text_units.word_pattern`;
 ``doesn't`` is ``doesn`` and ``t``), and their outputs stay exactly as published. Version-2 models
 pass their ``lang``: a word keeps contractions, hyphenated compounds and abbreviations whole and Thai,
-Chinese and Japanese are segmented (:func:`noisecraft.text_units.word_spans`); with
+Chinese and Japanese are segmented (:func:`noisecraft.core.text_units.word_spans`); with
 ``unit="whitespace"`` the unit is the whitespace-separated token instead (NoiseQA's unit, with the
 same segmentation of the languages written without spaces).
 
@@ -26,9 +26,9 @@ from itertools import accumulate, count
 from operator import add
 from typing import Literal
 
-from noisecraft.edits import Edit, Noised, Span
-from noisecraft.seeding import ExampleRng
-from noisecraft.text_units import (
+from noisecraft.core.edits import Edit, Noised, Span
+from noisecraft.core.seeding import ExampleRng
+from noisecraft.core.text_units import (
     SEGMENTED_LANGUAGES,
     compound_word_pattern,
     non_space_pattern,
@@ -54,8 +54,8 @@ def noise_each_word(texts: Sequence[str], rngs: Sequence[ExampleRng], protected:
     """Apply ``word_edit`` to each word of each text with probability ``rate``; edits logged as ``kind``.
 
     Without ``lang`` (version-1 models) words are runs of word characters and marks, as they always were.
-    With ``lang``, words are those of :func:`~noisecraft.text_units.word_spans` (``unit="word"``) or
-    :func:`~noisecraft.text_units.whitespace_token_spans` (``unit="whitespace"``) in that language.
+    With ``lang``, words are those of :func:`~noisecraft.core.text_units.word_spans` (``unit="word"``) or
+    :func:`~noisecraft.core.text_units.whitespace_token_spans` (``unit="whitespace"``) in that language.
     """
     split, locate = _segmentation(lang, unit)
     new = tuple.__new__
@@ -97,7 +97,7 @@ def noise_each_word(texts: Sequence[str], rngs: Sequence[ExampleRng], protected:
 
 def _segmentation(lang: str | None, unit: Unit) -> tuple[Split, Locate]:
     """How texts are cut into words for ``lang`` and ``unit`` (see :func:`noise_each_word`): the same words as
-    the :mod:`noisecraft.text_units` function named there, from the same pattern."""
+    the :mod:`noisecraft.core.text_units` function named there, from the same pattern."""
     if lang is None and unit != "word":
         raise ValueError("unit='whitespace' needs the language (lang=...) to segment Thai, Chinese and Japanese")
     if lang in SEGMENTED_LANGUAGES:

@@ -5,7 +5,7 @@ ids, class labels, the pair a field belongs to, and a joined parallel text) and 
 so no flag has to say which arguments a model takes, and a chain forwards the same record from step
 to step (:func:`noisecraft.noise_models.base.run_steps`). What a model *needs from a source* beyond
 its rows (natural translation reads the parallel question of another language) it declares as a
-:class:`Join`; the source layer (:mod:`noisecraft.sources.join`) resolves it, not the model.
+:class:`~noisecraft.sources.join.Join`; the source layer (:mod:`noisecraft.sources.join`) resolves it, not the model.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from dataclasses import dataclass, replace
 from numbers import Integral
 from typing import Any, NamedTuple
 
-from noisecraft.edits import Span
+from noisecraft.core.edits import Span
+from noisecraft.core.seeding import ExampleRng
 from noisecraft.errors import ConfigError
-from noisecraft.seeding import ExampleRng
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -72,29 +72,17 @@ class PairText(NamedTuple):
 
 
 @dataclass(frozen=True)
-class Join:
-    """A source-level join a model needs: for each row, ``field`` of the row with the same id in ``source``
-    (language ``lang``, split ``split``; a local ``data_file`` in the original format, or the Hub copy)."""
-
-    source: str
-    lang: str
-    split: str
-    field: str
-    data_file: str = ""
-
-
-@dataclass(frozen=True)
 class NoiseInput:
     """One batch of one field, as every noise model receives it; all sequences have one item per row.
 
     * ``texts``: the text to noise (for ``input="pair"`` models, ``(first, second)`` tuples);
-    * ``rngs``: each row's own :class:`~noisecraft.seeding.ExampleRng` (the model's only randomness);
+    * ``rngs``: each row's own :class:`~noisecraft.core.seeding.ExampleRng` (the model's only randomness);
     * ``ids``: the rows' stable ids (default: their positions ``"0"``, ``"1"``, ...);
     * ``protected``: character spans each text must keep intact, or ``None`` when there are none;
     * ``labels``: each row's class label (``None`` items, or negative, where a row has none), or ``None``;
     * ``pairs``: for a field of a pair task, the :class:`PairText` each text belongs to (its ``text`` is
       ``texts[i]``; ``None`` items for rows outside a pair), or ``None``;
-    * ``joined``: the text the model's :class:`Join` gave each row, or ``None`` (no join declared).
+    * ``joined``: the text the model's :class:`~noisecraft.sources.join.Join` gave each row, or ``None`` (no join declared).
     """
 
     texts: Sequence[Any]

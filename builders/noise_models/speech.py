@@ -11,8 +11,8 @@ and transcribed by Google's ASR. Here the voice and the recogniser are parameter
 
 The recogniser's casing and punctuation are kept: they are part of what a speech interface does to a
 question (the card reports the scores raw and, as NoiseQA reports BLEU, with case and punctuation removed:
-:func:`noisecraft.stats.normalised_scores`). The edit log is a character alignment of the two
-texts (:func:`noisecraft.edits.align`).
+:func:`noisecraft.core.stats.normalised_scores`). The edit log is a character alignment of the two
+texts (:func:`noisecraft.core.edits.align`).
 
 Builds call :meth:`SpeechInterfaceNoise.prepare` with every text of the split first: each distinct
 text is synthesised once (audio cached under the TTS settings), then recognised in length-sorted
@@ -30,8 +30,9 @@ from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
 
-from noisecraft.citations import NOISEQA_CITATION
-from noisecraft.edits import Noised, align
+from noisecraft.core.citations import NOISEQA_CITATION
+from noisecraft.core.edits import Noised, align
+from noisecraft.core.params import param
 from noisecraft.errors import ConfigError
 from noisecraft.noise_models.base import Capabilities, NoiseInput, NoiseModel
 from noisecraft.noise_models.speech_asr import PocketsphinxRecogniser, Recogniser
@@ -43,7 +44,6 @@ from noisecraft.noise_models.speech_tts import (
     GoogleSynthesiser,
     Synthesiser,
 )
-from noisecraft.params import param
 from noisecraft.runtime import CurrentCache, ResultCache, cache_root, cached_map
 from noisecraft.runtime.batching import length_batches, stable_key
 from noisecraft.runtime.device import DEVICES, DTYPES
@@ -99,7 +99,7 @@ class SpeechRuntime:
         """Transcripts of texts no cache holds, in batches of similar length, each stored here as it finishes. In a
         Ray build's ``prepare`` pass every clip is synthesised here first (into the audio cache) and each batch is
         recognised by a model actor (:mod:`noisecraft.runtime.offload`): the same batches, so the same transcripts."""
-        from noisecraft.progress import progress_bar
+        from noisecraft.core.progress import progress_bar
 
         batches = length_batches([len(t) for t in texts], _BATCH_CHARACTERS, self.recogniser.batch_size,
                                  [stable_key(t) for t in texts])

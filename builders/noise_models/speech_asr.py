@@ -34,11 +34,11 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Protocol
 
+from noisecraft.core.text_files import text_lines
 from noisecraft.errors import ConfigError
 from noisecraft.extras import require
 from noisecraft.noise_models.speech_audio import SAMPLE_RATE, pcm_bytes
 from noisecraft.runtime.loading import file_sha256, library_versions
-from noisecraft.text_files import text_lines
 
 #: Samples in one Whisper window (30 s).
 EXTRA = "speech"

@@ -21,13 +21,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
-from noisecraft.citations import NOISEQA_CITATION, OPUS_MT_CITATION
-from noisecraft.edits import Noised, align
+from noisecraft.core.citations import NOISEQA_CITATION, OPUS_MT_CITATION
+from noisecraft.core.edits import Noised, align
+from noisecraft.core.params import param
 from noisecraft.errors import ConfigError
 from noisecraft.noise_models.base import Capabilities, NoiseInput, NoiseModel
-from noisecraft.noise_models.record import Join
-from noisecraft.params import param
 from noisecraft.runtime.device import DTYPES
+from noisecraft.sources.join import Join
 
 OPUS_MT = "Helsinki-NLP/opus-mt-{source}-{target}"
 TOO_LONG = "longer than the translation model's input limit"

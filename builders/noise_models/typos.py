@@ -7,7 +7,7 @@ combining mark are never swapped (a matra would move to another consonant).
 ``swap@2`` (:class:`SwapTyposV2`) changes what a word is, so it is a new version beside ``swap@1``:
 contractions and hyphenated compounds stay one word (``doesn't``, ``long-term``: the first and last
 letters of the whole word are kept) and Thai, Chinese and Japanese, written without spaces, are
-segmented into words (:mod:`noisecraft.text_units`) instead of treating a whole clause as one word;
+segmented into words (:mod:`noisecraft.core.text_units`) instead of treating a whole clause as one word;
 ``lang`` picks the segmenter. It also swaps *letters with their marks*: in ``swap@1`` a swap of two
 bare letters could move the mark that followed the second one (decomposed ``ganó`` -> ``gaoń``, Hindi
 ``सरकार`` -> ``सकरार``); ``swap@2`` swaps a letter together with the combining marks that follow it.
@@ -19,14 +19,14 @@ import unicodedata
 from dataclasses import dataclass
 from typing import ClassVar
 
-from noisecraft.citations import BELINKOV_BISK_CITATION
-from noisecraft.edits import Noised
+from noisecraft.core.citations import BELINKOV_BISK_CITATION
+from noisecraft.core.edits import Noised
+from noisecraft.core.params import param
+from noisecraft.core.seeding import ExampleRng
+from noisecraft.core.text_units import segmentation_note
 from noisecraft.noise_models.base import NoiseInput, NoiseModel
 from noisecraft.noise_models.keyboard import RATE_HELP
 from noisecraft.noise_models.per_word import noise_each_word
-from noisecraft.params import param
-from noisecraft.seeding import ExampleRng
-from noisecraft.text_units import segmentation_note
 
 
 def _is_letter(ch: str) -> bool:

@@ -7,7 +7,7 @@ AAAI 2021, "BERT & Family Eat Word Salad"), the gradient-based family beside the
 (the text, or the whole pair of a pair task in the task's order) and the runtime's
 :class:`~noisecraft.runtime.heads.Importance` head gives every sub-token ``t_i · ∇_{t_i} L``, ``L`` the
 cross-entropy of the model's *predicted* label (one forward and one backward per length-bucketed batch). A
-**word** is a token of :func:`noisecraft.text_units.token_spans` with at least one letter or digit (``doesn't``
+**word** is a token of :func:`noisecraft.core.text_units.token_spans` with at least one letter or digit (``doesn't``
 and ``long-term`` stay whole; punctuation is never touched); its score is the **sum** of the scores of the
 sub-tokens that start inside it, and its importance is the magnitude of that sum (a word that strongly supports
 or strongly opposes the prediction matters; one whose gradient is near zero does not). Words past the model's
@@ -61,17 +61,17 @@ from dataclasses import dataclass, field
 from functools import cache, cached_property
 from typing import Any, ClassVar
 
-from noisecraft.citations import WORD_SALAD_CITATION
-from noisecraft.edits import Edit, Noised, noised_from_edits, whole_field
+from noisecraft.core.citations import WORD_SALAD_CITATION
+from noisecraft.core.edits import Edit, Noised, noised_from_edits, whole_field
+from noisecraft.core.params import param
+from noisecraft.core.seeding import ExampleRng
+from noisecraft.core.text_units import token_spans
 from noisecraft.errors import ConfigError
 from noisecraft.noise_models.base import Capabilities, NoiseInput, NoiseModel
 from noisecraft.noise_models.destructive import LANG_HELP
-from noisecraft.params import param
 from noisecraft.runtime.device import DTYPES
 from noisecraft.runtime.labels import LabelMapping, class_mapping
 from noisecraft.runtime.postprocess import DECIMALS
-from noisecraft.seeding import ExampleRng
-from noisecraft.text_units import token_spans
 
 #: An input the classifier reads: ``(text,)`` or ``(first, second)``.
 ClassifierInput = tuple[str, ...]

@@ -17,15 +17,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
-from noisecraft.citations import WORD_SALAD_CITATION
-from noisecraft.edits import Noised, whole_field
+from noisecraft.core.citations import WORD_SALAD_CITATION
+from noisecraft.core.edits import Noised, whole_field
+from noisecraft.core.params import param
+from noisecraft.core.text_units import join_tokens, token_spans
 from noisecraft.errors import ConfigError
 from noisecraft.extras import require
 from noisecraft.noise_models.base import Capabilities, NoiseInput, NoiseModel
-from noisecraft.params import param
 from noisecraft.pbsmt.decoder import EXTRA
 from noisecraft.pbsmt.generator import TASKS, LabelGenerators, Settings, halves
-from noisecraft.text_units import join_tokens, token_spans
 
 MRPC_LABELS = ("not_equivalent", "equivalent")
 
@@ -134,7 +134,7 @@ class WordSaladPBSMT(NoiseModel):
         return labels, sources, cuts
 
     def _generate(self, batch: NoiseInput, progress: bool) -> tuple[list[int], list[list[str]], list[int]]:
-        from noisecraft.progress import progress_bar
+        from noisecraft.core.progress import progress_bar
 
         labels, sources, cuts = self._sources(batch)
         runnable = [i for i, cut in enumerate(cuts) if cut >= 0]

@@ -3,7 +3,7 @@ cache by content, and decoding through them with every output cached.
 
 A task says which source holds its training split and which text is "translated" into which (:data:`TASKS`).
 The training pairs are read through the source's own adapter (the original GLUE/XNLI-MT file, or the Hub copy),
-tokenised into words (:func:`noisecraft.text_units.word_tokens`) and grouped by label. A label's system (its
+tokenised into words (:func:`noisecraft.core.text_units.word_tokens`) and grouped by label. A label's system (its
 phrase table and language model) is stored under ``<cache>/pbsmt/<digest>/`` where the digest covers the
 label's training pairs, the training settings and this module's :data:`TRAINER_VERSION`, so a rebuild, another
 seed or another config with the same training data trains nothing; it is written into a temporary folder and
@@ -21,13 +21,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from noisecraft.core.params import file_digest
+from noisecraft.core.text_units import word_tokens
 from noisecraft.errors import ConfigError
-from noisecraft.params import file_digest
 from noisecraft.pbsmt.arpa import write_arpa
 from noisecraft.pbsmt.decoder import PhraseDecoder
 from noisecraft.pbsmt.phrase_table import read_table, score_phrases, symmetrised_alignments, write_table
 from noisecraft.runtime.cache import ResultCache, cache_root, cached_map
-from noisecraft.text_units import word_tokens
 
 #: Bumped when training would give a different system for the same pairs and settings.
 TRAINER_VERSION = 1

@@ -57,7 +57,7 @@ def run_batched(items: Sequence[T], lengths: Sequence[int], fn: Callable[[list[T
     ``on_batch(indices, results)`` is called after every batch (the cache stores results as they are
     made, so an interrupted run keeps what it computed). The progress bar shows items/s.
     """
-    from noisecraft.progress import progress_bar
+    from noisecraft.core.progress import progress_bar
 
     results: list[Any] = [None] * len(items)
     batches = length_batches(lengths, token_budget, max_batch, keys)

@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from noisecraft.seeding import canonical_json
+from noisecraft.core.seeding import canonical_json
 
 
 def cache_root() -> Path:

@@ -19,8 +19,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from noisecraft.core.hub import UNREACHABLE, hub_available
 from noisecraft.errors import ConfigError
-from noisecraft.hub import UNREACHABLE, hub_available
 from noisecraft.runtime.device import Placement
 
 

@@ -1,5 +1,5 @@
 """Where a model's missing outputs are computed: in this process (the default), or on a pool of model actors
-elsewhere (a Ray build's ``prepare`` pass, see :meth:`noisecraft.executors.RayExecutor.map_chunks`).
+elsewhere (a Ray build's ``prepare`` pass, see :meth:`noisecraft.building.executors.RayExecutor.map_chunks`).
 
 The model layer cuts the inputs it has to compute into chunks that depend on the inputs only (sorted by content
 digest, fixed size: the same steps a local run computes), so a chunk computed by an actor gives the same outputs as

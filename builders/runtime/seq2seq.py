@@ -73,7 +73,7 @@ class Seq2SeqGenerator:
         batch translated here or, in a Ray build's ``prepare`` pass, by a model actor (the chunk runner of
         :mod:`~noisecraft.runtime.offload`); either way the same batches, so the same outputs. Every finished batch
         is stored here, the cache's one writer."""
-        from noisecraft.progress import progress_bar
+        from noisecraft.core.progress import progress_bar
 
         tokenizer = self._tokenizer()
         lengths = [len(ids) for ids in tokenizer(texts, add_special_tokens=True)["input_ids"]]

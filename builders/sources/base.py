@@ -10,11 +10,11 @@ from itertools import chain, islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, overload
 
-from noisecraft import hub
+from noisecraft.core import hub
+from noisecraft.core.labels import LabelLayout
+from noisecraft.core.schema import FeatureSpec, to_features
+from noisecraft.core.text_files import text_lines
 from noisecraft.errors import ConfigError, InputError
-from noisecraft.labels import LabelLayout
-from noisecraft.schema import FeatureSpec, to_features
-from noisecraft.text_files import text_lines
 
 if TYPE_CHECKING:
     import datasets
@@ -138,7 +138,7 @@ class SourceData:
 
     ``rows`` is iterable, in source order, any number of times: a list (sources built in memory), an
     :class:`ArrowRows` (a Hub split, memory-mapped) or a :class:`FileRows` (a local file, streamed; it has no
-    ``len``). ``feature_spec`` is the columns' ``datasets`` features in their JSON form (:mod:`noisecraft.schema`:
+    ``len``). ``feature_spec`` is the columns' ``datasets`` features in their JSON form (:mod:`noisecraft.core.schema`:
     a build needs no ``datasets`` import), :attr:`features` the ``datasets.Features``. ``revision``/``commit``
     say which Hub revision was asked for and which commit it resolved to (``None`` for local files, whose content
     is pinned by the rows digest of the manifest).
@@ -167,7 +167,7 @@ class SourceAdapter:
     info: SourceInfo
 
     def feature_spec(self) -> FeatureSpec:
-        """The Hub features (in the JSON form of :mod:`noisecraft.schema`), plus the stable string ``id``."""
+        """The Hub features (in the JSON form of :mod:`noisecraft.core.schema`), plus the stable string ``id``."""
         raise NotImplementedError
 
     def read_file(self, path: Path, lang: str, split: str) -> Iterable[dict[str, Any]]:
@@ -200,7 +200,7 @@ class SourceAdapter:
                 raise ConfigError(f"data file {data_file} does not exist or is not a file")
             rows = FileRows(partial(self.read_file, data_file, lang, split))
             return SourceData(self.info, lang, split, str(data_file), rows, self.feature_spec())
-        # through noisecraft.hub: an unreachable Hub is a clear error in about a second, not ~25 s of retries;
+        # through noisecraft.core.hub: an unreachable Hub is a clear error in about a second, not ~25 s of retries;
         # the commit is None when the Hub cannot be asked (the manifest then relies on its rows digest)
         dataset = hub.load_hub_dataset(self.info.hub_id, self.hub_config(lang), split, revision)
         commit = hub.dataset_commit(self.info.hub_id, revision)

@@ -7,9 +7,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from noisecraft.citations import GLUE_CITATION
+from noisecraft.core.citations import GLUE_CITATION
+from noisecraft.core.schema import FeatureSpec, class_label, value
 from noisecraft.errors import InputError
-from noisecraft.schema import FeatureSpec, class_label, value
 from noisecraft.sources.base import (
     SourceAdapter,
     SourceInfo,

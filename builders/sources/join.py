@@ -1,5 +1,5 @@
 """Joins of two sources by row id: a source-level operation (a model declares a
-:class:`~noisecraft.noise_models.record.Join`; this layer loads the other source and pairs its rows).
+:class:`Join`, defined here; this layer loads the other source and pairs its rows).
 
 XQuAD's ids are parallel across its 12 languages, so the question with the same id in another language
 is that row's counterpart (natural-translation noise reads it). The other source is loaded once per
@@ -9,11 +9,24 @@ process and loaded again when its local file changes.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from noisecraft.errors import ConfigError
-from noisecraft.noise_models.record import Join
 from noisecraft.sources.registry import load_source
+
+
+@dataclass(frozen=True)
+class Join:
+    """A source-level join a model needs: for each row, ``field`` of the row with the same id in ``source``
+    (language ``lang``, split ``split``; a local ``data_file`` in the original format, or the Hub copy)."""
+
+    source: str
+    lang: str
+    split: str
+    field: str
+    data_file: str = ""
+
 
 #: Join -> (stamp of its local file, origin, id -> joined text).
 _LOADED: dict[Join, tuple[tuple[int, int] | None, str, Mapping[str, str]]] = {}

@@ -8,11 +8,11 @@ from collections.abc import Generator, Iterator
 from pathlib import Path
 from typing import Any
 
-from noisecraft.citations import SQUAD_CITATION, XQUAD_CITATION
+from noisecraft.core.citations import SQUAD_CITATION, XQUAD_CITATION
+from noisecraft.core.schema import FeatureSpec, list_of, value
+from noisecraft.core.text_files import read_text
 from noisecraft.errors import InputError
-from noisecraft.schema import FeatureSpec, list_of, value
 from noisecraft.sources.base import SourceAdapter, SourceInfo, check_string, require_text
-from noisecraft.text_files import read_text
 
 _QA_COMMON = dict(
     task_category="question-answering",

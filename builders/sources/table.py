@@ -3,9 +3,9 @@
 ``--source csv | tsv | jsonl | parquet`` reads ``--data-file`` with ``datasets``' packaged loaders
 (``load_dataset("csv" | "json" | "parquet", data_files=...)``: memory-mapped Arrow, never Python lists), and
 ``--source hub:ORG/NAME`` loads a Hub split (``--hub-config``, ``--split``, ``--revision``) through
-:mod:`noisecraft.hub`, which fails in seconds, in one line, when the Hub cannot be reached. Both give the
+:mod:`noisecraft.core.hub`, which fails in seconds, in one line, when the Hub cannot be reached. Both give the
 :class:`~noisecraft.sources.base.SourceData` the benchmark adapters give, and the layout the user declares
-(:class:`TableLayout`) becomes the :class:`~noisecraft.labels.LabelLayout` of its
+(:class:`TableLayout`) becomes the :class:`~noisecraft.core.labels.LabelLayout` of its
 :class:`~noisecraft.sources.base.SourceInfo`, as a benchmark adapter declares its own: one build path serves both.
 
 How a file is read: CSV by RFC 4180 (quoted fields may hold commas and newlines), TSV as GLUE writes it (a tab
@@ -43,12 +43,12 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from noisecraft import hub
+from noisecraft.core import hub
+from noisecraft.core.schema import FeatureSpec, arrow_type, class_label, list_of, value
+from noisecraft.core.seeding import canonical_json
+from noisecraft.core.text_files import text_lines
 from noisecraft.errors import ConfigError, InputError
-from noisecraft.schema import FeatureSpec, arrow_type, class_label, list_of, value
-from noisecraft.seeding import canonical_json
 from noisecraft.sources.base import ArrowRows, SourceData, SourceInfo
-from noisecraft.text_files import text_lines
 
 if TYPE_CHECKING:
     import datasets
@@ -156,7 +156,7 @@ def config_stem(source: str, data_file: Path | None, layout: TableLayout) -> str
 def content_id(row: Mapping[str, Any], position: int) -> str:
     """The id of a row of a table without an id column: ``<position>-<digest>``, its 0-based position in the file
     (or dataset) and the first 16 hex digits of the blake2b digest of its canonical JSON (sorted keys, no spaces:
-    :func:`~noisecraft.seeding.canonical_json`) as the challenge set stores it (a text label as its class index).
+    :func:`~noisecraft.core.seeding.canonical_json`) as the challenge set stores it (a text label as its class index).
     Unique in the file, the same for any ``--num-proc`` or batch size; ``nc.perturb`` gives a dataset without an
     ``id`` column the same ids."""
     digest = hashlib.blake2b(canonical_json(row).encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()

@@ -6,12 +6,12 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from noisecraft.citations import WIKIANN_CITATION
+from noisecraft.core.citations import WIKIANN_CITATION
+from noisecraft.core.labels import entity_strings
+from noisecraft.core.schema import FeatureSpec, class_label, list_of, value
+from noisecraft.core.text_files import text_lines
 from noisecraft.errors import InputError
-from noisecraft.labels import entity_strings
-from noisecraft.schema import FeatureSpec, class_label, list_of, value
 from noisecraft.sources.base import SourceAdapter, SourceInfo
-from noisecraft.text_files import text_lines
 
 TAGS = ("O", "B-PER", "I-PER", "B-ORG", "I-ORG", "B-LOC", "I-LOC")
 

@@ -33,12 +33,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from noisecraft.citations import OPINION_LEXICON_CITATION
+from noisecraft.core.citations import OPINION_LEXICON_CITATION
+from noisecraft.core.schema import FeatureSpec, class_label, value
+from noisecraft.core.text_files import text_lines
 from noisecraft.errors import ConfigError, InputError
 from noisecraft.extras import require
-from noisecraft.schema import FeatureSpec, class_label, value
 from noisecraft.sources.base import SourceAdapter, SourceData, SourceInfo
-from noisecraft.text_files import text_lines
 
 LABELS = ("negative", "positive")
 LEXICON_FILES = {"negative": "negative-words.txt", "positive": "positive-words.txt"}

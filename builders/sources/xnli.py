@@ -7,9 +7,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from noisecraft.citations import XNLI_CITATION
+from noisecraft.core.citations import XNLI_CITATION
+from noisecraft.core.schema import FeatureSpec, class_label, value
 from noisecraft.errors import InputError
-from noisecraft.schema import FeatureSpec, class_label, value
 from noisecraft.sources.base import SourceAdapter, SourceInfo, require_text, tsv_rows
 
 LABELS = ("entailment", "neutral", "contradiction")

@@ -261,7 +261,7 @@ class DatasetRepo:
                     row_group_rows: int = 10_000, shard_rows: int = 200_000,
                     check: Callable[[], None] | None = None) -> list[Path]:
         """Write Arrow tables (in order) as ``<config>/<split>-NNNNN-of-NNNNN.parquet`` of the Arrow ``schema``
-        (whose ``huggingface`` metadata holds the ``datasets`` features: :func:`noisecraft.schema.arrow_schema`),
+        (whose ``huggingface`` metadata holds the ``datasets`` features: :func:`noisecraft.core.schema.arrow_schema`),
         and return the shard paths.
 
         Rows are regrouped into row groups of exactly ``row_group_rows`` and shards of ``shard_rows``

@@ -319,3 +319,12 @@ def join_tokens(tokens: Sequence[str], lang: str) -> str:
             pieces.append(" ")
         pieces.append(token)
     return "".join(pieces)
+
+
+def match_case(original: str, replacement: str) -> str:
+    """Give ``replacement`` the case pattern of ``original`` (lower, Capitalised or UPPER)."""
+    if original.isupper() and len(original) > 1:
+        return replacement.upper()
+    if original[:1].isupper():
+        return replacement[:1].upper() + replacement[1:]
+    return replacement

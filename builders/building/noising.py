@@ -1,7 +1,7 @@
 """The pure heart of a build: rows of one shard -> challenge rows, with labels kept valid.
 
 :func:`perturb_rows` depends only on the rows it is given and the :class:`NoiseJob`; every
-example's randomness comes from its own id (:mod:`noisecraft.seeding`), so shards can be cut,
+example's randomness comes from its own id (:mod:`noisecraft.core.seeding`), so shards can be cut,
 ordered and processed anywhere and the concatenated output is the same.
 """
 
@@ -13,12 +13,12 @@ from dataclasses import dataclass
 from itertools import islice
 from typing import Any
 
-from noisecraft.edits import Edit, Noised, Span, remap_span
+from noisecraft.core.edits import Edit, Noised, Span, remap_span
+from noisecraft.core.labels import LabelLayout, entity_strings
+from noisecraft.core.schema import FeatureSpec
 from noisecraft.errors import ConfigError, InputError
-from noisecraft.labels import LabelLayout, entity_strings
 from noisecraft.noise_models.base import NoiseModel, PairText, prepare_steps, run_steps
 from noisecraft.noise_models.record import check_seed, text_problem
-from noisecraft.schema import FeatureSpec
 
 TOKEN_SEPARATOR = " "
 #: Rows :func:`prepare_field` reads at a time.
@@ -71,7 +71,7 @@ def validate_fields(model: NoiseModel, labels: LabelLayout, fields: Sequence[str
 def check_text_fields(features: FeatureSpec, fields: Sequence[str], labels: LabelLayout, dataset: str) -> None:
     """Each field must be a column of text (the token column of a token-tag task: a list of text), before any
     row is read: a label, number or nested column is refused by name. ``features`` in the JSON form of
-    :mod:`noisecraft.schema` (``datasets.Features.to_dict()``)."""
+    :mod:`noisecraft.core.schema` (``datasets.Features.to_dict()``)."""
     tokens_column = labels.token_tags[0] if labels.token_tags else None
     for name in fields:
         if name not in features:

@@ -3,7 +3,7 @@
 tqdm starts a monitor thread (a watchdog that refreshes a bar whose updates slowed down) with the first bar a
 process makes, **even a disabled one** (``disable=True``, as ``--no-progress`` and ``progress=False`` give), and a
 disabled bar never stops it. A running thread makes forking unsafe, so every later worker pool in that process
-(:mod:`noisecraft.workers`: the next build in a notebook, the second ``mine_dumps`` of a script) was spawned
+(:mod:`noisecraft.building.workers`: the next build in a notebook, the second ``mine_dumps`` of a script) was spawned
 instead of forked: each worker importing the package again, hundreds of MB and about a second each. Our bars are
 updated once per batch, file or page, so they do without the watchdog; a user's own tqdm bars keep theirs.
 """

@@ -1,7 +1,7 @@
 """Segmentation-corruption typing of a whole CoLeS dataset for one tokenizer: a table per model.
 
 :func:`type_pairs` segments every distinct word once (batched) and types each pair
-(:mod:`noisecraft.probe.corruption`); :func:`type_shares` gives the share of each type per noise
+(:mod:`noisecraft.harness.probe.corruption`); :func:`type_shares` gives the share of each type per noise
 kind, over the pairs whose segmentation changed; :func:`write_typing` writes the table as parquet
 and the shares as markdown, named after the tokenizer.
 """
@@ -14,10 +14,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from noisecraft.probe.corruption import TYPES, UNCHANGED, corruption
-from noisecraft.probe.pairs import WordPair
-from noisecraft.probe.segmentation import Segmenter
-from noisecraft.repo import atomic_write, atomic_write_text
+from noisecraft.dataset.repo import atomic_write, atomic_write_text
+from noisecraft.harness.probe.corruption import TYPES, UNCHANGED, corruption
+from noisecraft.harness.probe.pairs import WordPair
+from noisecraft.harness.probe.segmentation import Segmenter
 
 
 def type_pairs(segmenter: Segmenter, pairs: Sequence[WordPair]) -> list[dict[str, Any]]:

@@ -22,23 +22,23 @@ from itertools import chain, islice
 from pathlib import Path
 from typing import Any
 
-from noisecraft.collector import long_lived
-from noisecraft.config_request import ConfigRequest
+from noisecraft.building.collector import long_lived
+from noisecraft.building.config_request import ConfigRequest
+from noisecraft.building.executors import Executor, RayExecutor, check_engine, make_executor
+from noisecraft.building.noising import NoiseJob, check_text_fields, perturb_rows, prepare_field
+from noisecraft.building.workers import LocalExecutor
+from noisecraft.core.schema import FeatureSpec, arrow_schema, class_names, list_of, value
+from noisecraft.core.stats import ConfigStats
+from noisecraft.dataset.repo import DatasetRepo, check_name, valid_config_name
 from noisecraft.errors import ConfigError, InputError
-from noisecraft.executors import Executor, RayExecutor, check_engine, make_executor
 from noisecraft.noise_models.base import NoiseModel
 from noisecraft.noise_models.registry import format_noise, parse_noise
-from noisecraft.noising import NoiseJob, check_text_fields, perturb_rows, prepare_field
-from noisecraft.repo import DatasetRepo, check_name, valid_config_name
 from noisecraft.runtime.loading import file_sha256, folder_digest
 from noisecraft.runtime.offload import running_chunks_with
-from noisecraft.schema import FeatureSpec, arrow_schema, class_names, list_of, value
 from noisecraft.sources.base import SourceData, row_batches
 from noisecraft.sources.registry import load_source
 from noisecraft.sources.table import config_stem, describe, is_generic
-from noisecraft.stats import ConfigStats
 from noisecraft.version import DEFAULT_DATASET_VERSION
-from noisecraft.workers import LocalExecutor
 
 #: Rows per parquet row group, and per shard file (multiples of it keep the layout batch-independent).
 ROW_GROUP_ROWS = 10_000
@@ -69,7 +69,7 @@ class BuiltConfig:
 
 def output_features(features: FeatureSpec, fields: Sequence[str], model: NoiseModel | None = None) -> FeatureSpec:
     """Source features plus ``original_<field>``, the edit log, the noise provenance columns and the
-    per-row columns the model declares (``noise_<name>``), in the JSON form of :mod:`noisecraft.schema`."""
+    per-row columns the model declares (``noise_<name>``), in the JSON form of :mod:`noisecraft.core.schema`."""
     columns = dict(features)
     for name in fields:
         columns[f"original_{name}"] = features[name]
@@ -120,7 +120,7 @@ def default_config_name(source: str, lang: str, model: NoiseModel, seed: int) ->
     """``<source>-<lang>-<noise>[-<non-default params>][-seed<N>]``, e.g. ``xquad-de-keyboard``,
     ``xquad-en-keyboard-coles`` or ``glue-sst2-en-grammar-nltkdata-3f9c0a1e`` (a file or folder parameter by its
     content digest, see :meth:`NoiseModel.name_part`): unique per spec, readable for the common ones, and always
-    valid for ``datasets`` (:func:`~noisecraft.repo.valid_config_name` shortens a long one with a digest)."""
+    valid for ``datasets`` (:func:`~noisecraft.dataset.repo.valid_config_name` shortens a long one with a digest)."""
     name = f"{source.replace('/', '-')}-{lang}-{model.name_part()}"
     return valid_config_name(name if seed == 0 else f"{name}-seed{seed}")
 
@@ -130,7 +130,7 @@ def held_config_name(repo: DatasetRepo, spec: dict[str, Any]) -> str | None:
     same spec; else one with the same output (the same digests; files given by other paths); else one of the same
     request (the same paths; files of other contents). So a folder whose configs were named by an older rule (a
     file parameter by its folder's name) is rebuilt in place, never given a second copy under today's name;
-    :meth:`~noisecraft.repo.DatasetRepo.check_config` then refuses a different spec unless overwriting."""
+    :meth:`~noisecraft.dataset.repo.DatasetRepo.check_config` then refuses a different spec unless overwriting."""
     def output(value: dict[str, Any]) -> dict[str, Any]:
         return {key: item for key, item in value.items() if key not in ("params", "noise_spec")}
 
@@ -173,7 +173,7 @@ def process_batch(job: NoiseJob, schema: Any, origin: str, start: int, rows: Seq
     """Noise one batch (rows ``start``.. of the split) and turn it into output: a pure function."""
     import pyarrow as pa
 
-    from noisecraft.seeding import canonical_json
+    from noisecraft.core.seeding import canonical_json
 
     for offset, row in enumerate(rows):
         for name in job.fields:
@@ -213,10 +213,10 @@ def run_batches(job: NoiseJob, data: SourceData, schema: Any, num_proc: int, bat
                 progress: bool = True, desc: str = "", pool: Executor | None = None) -> Iterator[BatchResult]:
     """Results of every batch, in source order, as tables of the Arrow ``schema``. The rows are read as the
     batches are handed out (a local file is streamed: its reading overlaps the workers' noise). When the split has
-    a second batch they run on the build's executor (``pool``: a :class:`~noisecraft.workers.LocalExecutor` of
-    ``num_proc`` processes, made for this call when not given, or a :class:`~noisecraft.executors.RayExecutor`),
+    a second batch they run on the build's executor (``pool``: a :class:`~noisecraft.building.workers.LocalExecutor` of
+    ``num_proc`` processes, made for this call when not given, or a :class:`~noisecraft.building.executors.RayExecutor`),
     a bounded window of batches in flight (memory stays bounded by the batch)."""
-    from noisecraft.progress import progress_bar
+    from noisecraft.core.progress import progress_bar
 
     batches = _numbered(data.rows, batch_size)
     head = list(islice(batches, 2))  # a split of one batch runs here; a second one is worth the workers
@@ -519,7 +519,7 @@ class NoiseWarning(UserWarning):
 
 def write_card(repo: DatasetRepo, repo_hint: str = "ORG/NAME") -> Path:
     """Render the card of everything the repo holds and commit it with the staged configs and manifest."""
-    from noisecraft.card import render_card
+    from noisecraft.dataset.card import render_card
 
     repo.commit(render_card(repo.manifest, repo_hint))
     return repo.root / "README.md"

@@ -2,8 +2,8 @@
 
 A CoLeS dataset is the folder ``noisecraft build scripts/recipes/coles.toml`` writes, or its Hub copy.
 A local folder's configs and splits come from its manifest and are loaded through a throw-away cache
-(:func:`noisecraft.publish.load_fresh`: a rebuilt folder is never read stale); a Hub dataset is loaded
-at a revision (:func:`noisecraft.hub.load_hub_dataset`). Each row gives one pair.
+(:func:`noisecraft.dataset.publish.load_fresh`: a rebuilt folder is never read stale); a Hub dataset is loaded
+at a revision (:func:`noisecraft.core.hub.load_hub_dataset`). Each row gives one pair.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from noisecraft.dataset.repo import MANIFEST
 from noisecraft.errors import ConfigError
-from noisecraft.repo import MANIFEST
 
 REQUIRED = ("id", "canonical", "noisy", "noise", "label")
 
@@ -36,7 +36,7 @@ def _splits(dataset: str, revision: str | None) -> dict[str, Any]:
     """``{config: loaded split}`` of every config of a local folder (manifest) or a Hub dataset."""
     folder = Path(dataset).expanduser()
     if folder.is_dir():
-        from noisecraft.publish import load_fresh
+        from noisecraft.dataset.publish import load_fresh
 
         if not (folder / MANIFEST).is_file():
             raise ConfigError(f"{folder} holds no {MANIFEST}: build it with noisecraft build scripts/recipes/coles.toml")
@@ -44,7 +44,7 @@ def _splits(dataset: str, revision: str | None) -> dict[str, Any]:
         return {name: (lambda n=name, s=entry["spec"]["split"]: load_fresh(folder, n, s)) for name, entry in configs.items()}
     import datasets
 
-    from noisecraft.hub import load_hub_dataset
+    from noisecraft.core.hub import load_hub_dataset
 
     names = datasets.get_dataset_config_names(dataset, revision=revision)
     return {name: (lambda n=name: next(iter(load_hub_dataset(dataset, n, None, revision).values()))) for name in names}

@@ -1,20 +1,20 @@
 """The executor seam: one small interface that maps a pure per-shard function over shards, two engines behind it.
 
-Builds map :func:`~noisecraft.pipeline.process_batch` over batches of rows; miners map their per-file function
+Builds map :func:`~noisecraft.building.pipeline.process_batch` over batches of rows; miners map their per-file function
 over dump or tweet files. Both only need "``function(item)`` for every item, in input order, with a bounded
 number in flight", which is :meth:`Executor.imap`. Two engines give it:
 
-* ``local`` (the default): :class:`~noisecraft.workers.LocalExecutor`, the standard library's
+* ``local`` (the default): :class:`~noisecraft.building.workers.LocalExecutor`, the standard library's
   :class:`~concurrent.futures.ProcessPoolExecutor` on this machine;
 * ``ray``: :class:`RayExecutor`, one Ray task per item on a Ray cluster (``ray_address``) or on a Ray started
   here. Ray does the scheduling, the transport and the retries.
 
 Either way this module only keeps a window of items in flight and hands results back in input order, so every
-engine and ``num_proc`` writes the same bytes (every item carries its own seeds, see :mod:`noisecraft.seeding`).
+engine and ``num_proc`` writes the same bytes (every item carries its own seeds, see :mod:`noisecraft.core.seeding`).
 An exception raised *by the function* (bad input) reaches the caller as the original exception, so a bad row is
 still a one-line error. A local worker process that dies (killed, out of memory) is a one-line
-:class:`~noisecraft.workers.WorkerDied` naming its exit status; on Ray it fails its task with a system error, which Ray retries
-(``max_retries``). Nothing is dropped silently: a task that still fails after its retries raises here.
+:class:`~noisecraft.building.workers.WorkerDied` naming its exit status; on Ray it fails its task with a system
+error, which Ray retries (``max_retries``). Nothing is dropped silently: a task that still fails after its retries raises here.
 
 On a multi-node cluster every node needs noisecraft (same version) and the inputs at the same path (a shared
 file system): the items carry paths and rows, not the files. Ray is behind the ``[ray]`` extra.
@@ -29,11 +29,11 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, Protocol, TypeVar
 
+from noisecraft.building.workers import LocalExecutor, check_in_flight
 from noisecraft.errors import ConfigError
 from noisecraft.extras import require
 from noisecraft.runtime.device import ACCELERATOR_VARIABLE, Accelerator, check_actor_accelerator, local_accelerator, models_run_on
 from noisecraft.runtime.offload import computing_on_actor
-from noisecraft.workers import LocalExecutor, check_in_flight
 
 T = TypeVar("T")
 R = TypeVar("R")

@@ -15,8 +15,9 @@ import os
 from pathlib import Path
 from typing import Any
 
+from noisecraft.dataset.card import render_card, render_dictionary_card
+from noisecraft.dataset.repo import JOURNAL, MANIFEST, NOISE_DICTIONARY, check_name, read_manifest
 from noisecraft.errors import ConfigError, NoisecraftError
-from noisecraft.repo import JOURNAL, MANIFEST, NOISE_DICTIONARY, check_name, read_manifest
 
 
 def git_blob_id(data: bytes) -> str:
@@ -44,10 +45,7 @@ def _links_outside(folder: Path) -> list[str]:
 def _check_card_matches_manifest(folder: Path, manifest: dict[str, Any]) -> None:
     """The card is rendered from the manifest: a card that differs (edited by hand, or left from another build)
     would publish text that contradicts the data's provenance."""
-    if manifest.get("kind") == NOISE_DICTIONARY:
-        from noisecraft.mining.output import render_dictionary_card as render
-    else:
-        from noisecraft.card import render_card as render
+    render = render_dictionary_card if manifest.get("kind") == NOISE_DICTIONARY else render_card
     try:
         card = (folder / "README.md").read_text(encoding="utf-8")
         expected = render(manifest)

@@ -6,10 +6,15 @@ inherited from the sources, ...); the prose comes from ``dataset_cards/templates
 
 from __future__ import annotations
 
+import json
 from importlib import resources
 from typing import Any
 
-from noisecraft.stats import STATS_HEADER, format_table, stats_table_rows
+from noisecraft.core.stats import STATS_HEADER, format_table, stats_table_rows
+from noisecraft.errors import ConfigError
+
+#: The split a noise-dictionary repo holds its pairs in.
+DICTIONARY_SPLIT = "train"
 
 SIZE_CATEGORIES = ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"), (1_000_000, "100K<n<1M"))
 
@@ -47,8 +52,6 @@ def card_text(card_data: Any, template: str, **values: Any) -> str:
 def render_card(manifest: dict[str, Any], repo_hint: str = "ORG/NAME") -> str:
     """README.md text for the repo described by ``manifest``."""
     from huggingface_hub import DatasetCardData
-
-    from noisecraft.recipe import format_recipe
 
     configs = manifest["configs"]
     entries = []
@@ -97,4 +100,58 @@ def render_card(manifest: dict[str, Any], repo_hint: str = "ORG/NAME") -> str:
         repo_hint=repo_hint,
         citations=citations,
         recipe=format_recipe(manifest["recipe"]) if manifest.get("recipe") else "",
+    )
+
+
+def format_recipe(table: dict[str, Any]) -> str:
+    """The resolved recipe as TOML (for the card): scalars first, then each ``[[configs]]`` table."""
+    lines = [f"{k} = {_toml(v)}" for k, v in table.items() if k != "configs"]
+    for group in table.get("configs", []):
+        lines += ["", "[[configs]]"] + [f"{k} = {_toml(v)}" for k, v in group.items()]
+    return "\n".join(lines) + "\n"
+
+
+def _toml(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, str):
+        escaped = value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+        return f'"{escaped}"'
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{k} = {_toml(v)}" for k, v in value.items()) + " }"
+    raise ConfigError(f"cannot write {value!r} in a recipe")
+
+
+def render_dictionary_card(manifest: dict[str, Any], repo_hint: str = "ORG/NAME") -> str:
+    """README.md of a noise-dictionary repo."""
+    from huggingface_hub import DatasetCardData
+
+    entries = [{**entry["card"], "name": name, "inputs": entry["spec"]["inputs"], "lang": entry["spec"]["lang"],
+                "params_json": json.dumps(entry["spec"]["params"], sort_keys=True, ensure_ascii=False),
+                "rows": entry["stats"]["pairs"], "stats": {k: v for k, v in entry["stats"].items() if k != "pairs"}}
+               for name, entry in manifest["configs"].items()]
+    licenses = unique([e["license"] for e in entries])
+    card_data = DatasetCardData(
+        language=sorted({e["lang"] for e in entries}),
+        license=licenses[0] if len(licenses) == 1 else licenses,
+        annotations_creators=["machine-generated"],
+        language_creators=["found"],
+        multilinguality="multilingual" if len({e["lang"] for e in entries}) > 1 else "monolingual",
+        size_categories=size_category(max(e["rows"] for e in entries)),
+        source_datasets=["original"],
+        pretty_name=manifest.get("pretty_name") or "noisecraft natural-noise dictionary",
+        tags=["robustness", "noise", "natural-noise", "noise-dictionary", "noisecraft"],
+        configs=[{"config_name": e["name"],
+                  "data_files": [{"split": DICTIONARY_SPLIT, "path": f"{e['name']}/{DICTIONARY_SPLIT}-*.parquet"}]}
+                 for e in entries],
+    )
+    template = (resources.files("noisecraft.dataset_cards") / "templates" / "noise_dictionary.md").read_text(encoding="utf-8")
+    return card_text(
+        card_data, template, pretty_name=card_data.pretty_name, version=manifest["version"],
+        toolkit_version=manifest["toolkit_version"], configs=entries, repo_hint=repo_hint,
+        citations="\n\n".join(unique([e["citation"] for e in entries])),
     )

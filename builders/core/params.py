@@ -123,7 +123,7 @@ def schema(cls: type) -> tuple[ParamSpec, ...]:
         if f.name.startswith("_"):
             continue
         if "help" not in f.metadata:
-            raise TypeError(f"{cls.__name__}.{f.name} is not declared with noisecraft.params.param()")
+            raise TypeError(f"{cls.__name__}.{f.name} is not declared with noisecraft.core.params.param()")
         m = f.metadata
         specs.append(ParamSpec(f.name, hints[f.name], f.default, m["help"], m["choices"], m["min"], m["max"],
                                m["file"], m["init_only"]))

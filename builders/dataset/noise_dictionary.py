@@ -41,10 +41,10 @@ from numbers import Real
 from pathlib import Path
 from typing import Any
 
+from noisecraft.core.schema import FeatureSpec, value
+from noisecraft.core.seeding import ExampleRng
+from noisecraft.dataset.repo import MANIFEST, NOISE_DICTIONARY, read_manifest
 from noisecraft.errors import ConfigError, InputError
-from noisecraft.repo import MANIFEST, NOISE_DICTIONARY, read_manifest
-from noisecraft.schema import FeatureSpec, value
-from noisecraft.seeding import ExampleRng
 
 REQUIRED_COLUMNS = ("lang", "correct", "noisy", "count", "probability")
 #: How far a stored ``probability`` may be from ``count / total`` (rounding, float32 storage).
@@ -52,7 +52,7 @@ PROBABILITY_TOLERANCE = 1e-6
 
 
 def dictionary_features(extra: Mapping[str, Any] | None = None) -> FeatureSpec:
-    """The features of a dictionary table (JSON form, :mod:`noisecraft.schema`): the required columns plus a
+    """The features of a dictionary table (JSON form, :mod:`noisecraft.core.schema`): the required columns plus a
     miner's own."""
     columns: FeatureSpec = {
         "lang": value("string"),
@@ -265,7 +265,7 @@ def _schema_names(path: Path) -> list[str]:
 
 
 def _rows_from_hub(repo_id: str, config: str | None) -> DictionaryTable:
-    from noisecraft.hub import load_hub_dataset
+    from noisecraft.core.hub import load_hub_dataset
 
     spec = f"{repo_id}:{config}" if config else repo_id
     dataset = load_hub_dataset(repo_id, config, None, None,

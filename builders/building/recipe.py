@@ -45,10 +45,10 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
-from noisecraft.config_request import ConfigRequest
+from noisecraft.building.config_request import ConfigRequest
+from noisecraft.dataset.repo import SEMVER
 from noisecraft.errors import ConfigError
 from noisecraft.noise_models.registry import model_class, noise_from_table
-from noisecraft.repo import SEMVER
 from noisecraft.sources.table import LAYOUT_KEYS, TableLayout
 
 TOP_KEYS = {"name", "version", "description", "configs"}
@@ -255,26 +255,3 @@ def _data_file(template: str | None, lang: str, data_dir: Path | None) -> Path |
     if path.is_absolute():
         return path
     return data_dir / path if data_dir is not None else None
-
-
-def format_recipe(table: dict[str, Any]) -> str:
-    """The resolved recipe as TOML (for the card): scalars first, then each ``[[configs]]`` table."""
-    lines = [f"{k} = {_toml(v)}" for k, v in table.items() if k != "configs"]
-    for group in table.get("configs", []):
-        lines += ["", "[[configs]]"] + [f"{k} = {_toml(v)}" for k, v in group.items()]
-    return "\n".join(lines) + "\n"
-
-
-def _toml(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return repr(value)
-    if isinstance(value, str):
-        escaped = value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
-        return f'"{escaped}"'
-    if isinstance(value, list):
-        return "[" + ", ".join(_toml(v) for v in value) + "]"
-    if isinstance(value, dict):
-        return "{ " + ", ".join(f"{k} = {_toml(v)}" for k, v in value.items()) + " }"
-    raise ConfigError(f"cannot write {value!r} in a recipe")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from noisecraft.iob import entity_runs
+from noisecraft.core.iob import entity_runs
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """One config to build, as the CLI, the Python face and recipes ask for it.
 
-Its own module because :mod:`noisecraft.recipe` makes requests and :mod:`noisecraft.pipeline` builds
+Its own module because :mod:`noisecraft.building.recipe` makes requests and :mod:`noisecraft.building.pipeline` builds
 them (and renders the card, which prints the recipe): neither may import the other's half.
 """
 

@@ -11,11 +11,11 @@ The pool is made on first use (a build whose splits fit in one batch never start
 
 * ``fork`` on Linux when this process runs no other thread and no library with a native thread pool is loaded:
   the workers share the parent's imported modules (copy-on-write; frozen first,
-  :func:`~noisecraft.collector.long_lived`, so a collection in a worker does not copy every inherited object)
+  :func:`~noisecraft.building.collector.long_lived`, so a collection in a worker does not copy every inherited object)
   instead of importing the package again, which made each spawned worker cost 230-380 MB and a second of start-up;
 * ``spawn`` otherwise (macOS, Windows; threads running; torch or another library with native thread pools loaded,
   as model-based noise does): forking a process with threads can deadlock on a lock another thread held. The
-  package's progress bars start no thread (:mod:`noisecraft.progress`), and a closed pool leaves none.
+  package's progress bars start no thread (:mod:`noisecraft.core.progress`), and a closed pool leaves none.
 
 Every worker ignores Ctrl-C (the parent handles it and stops the workers). On Linux each worker asks the kernel to
 end it when its parent dies (``prctl(PR_SET_PDEATHSIG)``, through the C library): a parent killed outright
@@ -39,7 +39,7 @@ from concurrent.futures.process import BrokenProcessPool
 from contextlib import ExitStack
 from typing import Any, TypeVar
 
-from noisecraft.collector import long_lived
+from noisecraft.building.collector import long_lived
 from noisecraft.errors import NoisecraftError
 
 T = TypeVar("T")

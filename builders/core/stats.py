@@ -44,7 +44,7 @@ def _as_text(value: Any) -> str:
 @lru_cache(maxsize=256)  # the original context of every question of a paragraph
 def _word_count(text: str) -> int:
     """Words of ``text`` as the per-word noise models count them (runs of word characters and marks)."""
-    from noisecraft.text_units import word_pattern
+    from noisecraft.core.text_units import word_pattern
 
     return len(word_pattern().findall(text))
 
