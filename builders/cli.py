@@ -16,8 +16,9 @@ import time
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
+from noisecraft.building.executors import NUM_PROC_DEFAULT, add_engine_options, num_proc_of
 from noisecraft.errors import ConfigError, NoisecraftError
 from noisecraft.version import DEFAULT_DATASET_VERSION, __version__
 
@@ -68,14 +69,12 @@ class _MovedOption(argparse.Action):
                           "(noisecraft noises lists every parameter)")
 
 
-#: How ``--num-proc`` defaults (:func:`_num_proc`), as every command's help says it.
-NUM_PROC_DEFAULT = "(default: 1; with --engine ray and no --ray-address, every CPU of this machine)"
-
-
 def _parser() -> argparse.ArgumentParser:
-    from noisecraft.noise_models.catalogue import LATEST
-    from noisecraft.sources.registry import SOURCE_NAMES
-    from noisecraft.sources.table import GENERIC_SOURCES
+    """The whole command line: one function per subcommand (the harness and the miners declare their own)."""
+    from noisecraft.harness.coles_command import add_parser as add_probe_parser
+    from noisecraft.harness.command import add_parser as add_evaluate_parser
+    from noisecraft.harness.lm_eval_export import add_parser as add_export_parser
+    from noisecraft.mining.command import add_parser as add_mine_parser
 
     parser = argparse.ArgumentParser(
         prog="noisecraft",
@@ -85,7 +84,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"noisecraft {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for add in (_add_demo, _add_build, _add_publish, add_evaluate_parser, add_export_parser, add_probe_parser,
+                add_mine_parser, _add_setup, _add_listings):
+        add(commands)
+    return parser
 
+
+def _add_demo(commands: Any) -> None:
     demo = commands.add_parser(
         "demo", help="build a challenge set from the built-in sample, load it back and print its statistics",
         description="Build keyboard, swap and shuffle configs from the built-in SQuAD-format sample (no network), "
@@ -94,6 +99,8 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument("--out", type=Path, default=Path("noisecraft-demo"), help="output folder (default: %(default)s)")
     demo.add_argument("--seed", type=int, default=0, help="random seed (default: %(default)s)")
 
+
+def _add_build(commands: Any) -> None:
     build = commands.add_parser(
         "build", help="build challenge-set configs (noise x language) into a Hub repo folder",
         description="Load a benchmark (Hub or local original-format file), perturb its fields with a noise model "
@@ -103,7 +110,22 @@ def _parser() -> argparse.ArgumentParser:
     build.add_argument("recipe", nargs="?", metavar="RECIPE",
                        help="build every config of a recipe instead of --source: a TOML file, or the name of a recipe "
                             "that ships with noisecraft (noisecraft recipes lists them)")
-    data = build.add_argument_group("data")
+    _add_build_data(build.add_argument_group("data"))
+    _add_layout_options(build.add_argument_group(
+        "table layout", "what a csv, tsv, jsonl, parquet or hub:ORG/NAME source holds (benchmarks declare their own)"))
+    _add_build_noise(build.add_argument_group("noise"))
+    _add_build_output(build.add_argument_group("output"))
+    run = build.add_argument_group("execution")
+    run.add_argument("--num-proc", type=int, help=f"worker processes {NUM_PROC_DEFAULT}")
+    run.add_argument("--batch-size", type=int, default=1000, help="rows per batch (default: %(default)s)")
+    run.add_argument("--no-progress", action="store_true", help="hide progress bars")
+    add_engine_options(run)
+
+
+def _add_build_data(data: argparse._ArgumentGroup) -> None:
+    from noisecraft.sources.registry import SOURCE_NAMES
+    from noisecraft.sources.table import GENERIC_SOURCES
+
     data.add_argument("--source", metavar="SOURCE",
                       help=f"benchmark: {', '.join(SOURCE_NAMES)}; or any table, its layout declared (see 'table "
                            f"layout'): {', '.join(GENERIC_SOURCES)}")
@@ -122,10 +144,11 @@ def _parser() -> argparse.ArgumentParser:
     data.add_argument("--split", help="split to build (default: the benchmark's evaluation split; a table's: test)")
     data.add_argument("--fields", nargs="+", metavar="FIELD",
                       help="fields to perturb (default: the source's, e.g. question for SQuAD; required for a table)")
-    _add_layout_options(build.add_argument_group(
-        "table layout", "what a csv, tsv, jsonl, parquet or hub:ORG/NAME source holds (benchmarks declare their own)"))
 
-    noise = build.add_argument_group("noise")
+
+def _add_build_noise(noise: argparse._ArgumentGroup) -> None:
+    from noisecraft.noise_models.catalogue import LATEST
+
     noise.add_argument("--noise", action="append", metavar="SPEC",
                        help="noise model with its parameters, repeatable: NAME[@VERSION][(key=value, ...)], "
                             "several chained with '|' (default: keyboard). Models: "
@@ -139,7 +162,8 @@ def _parser() -> argparse.ArgumentParser:
     for option in MOVED_OPTIONS:
         noise.add_argument(option, nargs="?", action=_MovedOption, help=argparse.SUPPRESS)
 
-    out = build.add_argument_group("output")
+
+def _add_build_output(out: argparse._ArgumentGroup) -> None:
     out.add_argument("--out", type=Path, required=True, help="output folder (a Hub dataset repo on disk)")
     out.add_argument("--config-name", help="config name (only with a single language and noise; "
                                            "default: <source>-<lang>-<noise>[-<non-default params>][-seed<N>])")
@@ -150,12 +174,8 @@ def _parser() -> argparse.ArgumentParser:
     out.add_argument("--add-source", action="store_true",
                      help="add configs of another source to a folder that holds a dataset of other sources")
 
-    run = build.add_argument_group("execution")
-    run.add_argument("--num-proc", type=int, help=f"worker processes {NUM_PROC_DEFAULT}")
-    run.add_argument("--batch-size", type=int, default=1000, help="rows per batch (default: %(default)s)")
-    run.add_argument("--no-progress", action="store_true", help="hide progress bars")
-    _add_engine_options(run)
 
+def _add_publish(commands: Any) -> None:
     publish = commands.add_parser(
         "publish", help="upload a built folder to the Hugging Face Hub, verify it and tag its version",
         description="Upload OUT (a folder made by `noisecraft build`) to a Hub dataset repo as one commit, check every "
@@ -166,86 +186,8 @@ def _parser() -> argparse.ArgumentParser:
     publish.add_argument("--repo-id", required=True, help="dataset repo, e.g. my-org/xquad-keyboard")
     publish.add_argument("--private", action="store_true", help="create the repo as private")
 
-    from noisecraft.harness.command import add_parser as add_evaluate_parser
 
-    add_evaluate_parser(commands)
-
-    from noisecraft.harness.lm_eval_export import add_parser as add_export_parser
-
-    add_export_parser(commands)
-
-    from noisecraft.harness.coles_command import add_parser as add_probe_parser
-
-    add_probe_parser(commands)
-
-    mine = commands.add_parser(
-        "mine", help="mine natural-noise dictionaries from real corpora (Wikipedia history, tweets, misspelling lists, GEC M2)",
-        description="Turn real corpora into natural-noise dictionaries (correct -> noisy forms with counts and "
-                    "probabilities), written as a Hub dataset repo on disk with a card.",
-    )
-    miners = mine.add_subparsers(dest="miner", required=True, metavar="MINER")
-    wiki = miners.add_parser(
-        "wikiedits", help="word pairs from consecutive revisions of MediaWiki history dumps",
-        description="Mine (noisy -> correct) word pairs from consecutive revisions in MediaWiki XML exports or "
-                    "pages-meta-history dumps (plain, .gz, .bz2, .7z), streamed; one checkpoint per finished file.",
-    )
-    wiki.add_argument("inputs", nargs="+", type=Path, metavar="DUMP", help="MediaWiki XML export/dump files")
-    wiki.add_argument("--lang", required=True, help="language of the wiki (sentence splitting, tokenisation)")
-    wiki.add_argument("--namespaces", type=int, nargs="+", default=[0],
-                      help="page namespaces to mine (default: 0, articles)")
-    misspellings = miners.add_parser(
-        "misspellings", help="classified pairs from misspelling lists (Wikipedia 'For machines', Birkbeck, Belinkov & Bisk)",
-        description="Read misspelling lists, count (correct, misspelling) pairs across files and classify each by edit "
-                    "type (insertion, deletion, transposition, adjacent-key substitution on --layout, substitution, other).",
-    )
-    misspellings.add_argument("inputs", nargs="+", type=Path, metavar="LIST", help="misspelling list files")
-    misspellings.add_argument("--lang", default="en", help="language of the lists (default: %(default)s)")
-    misspellings.add_argument("--layout", default="qwerty", help="layout for adjacent-key errors (default: %(default)s)")
-    misspellings.add_argument("--keyboard-only", action="store_true",
-                              help="NoiseQA's filter: keep only errors a keyboard produces")
-    misspellings.add_argument("--no-phonetic-filter", action="store_true",
-                              help="keep sound-alike pairs even when a G2P package (epitran) is installed")
-    redup = miners.add_parser(
-        "reduplication", help="emphatic letter reduplications (baaaad) in Sentiment140-format tweets, mapped to a lexicon",
-        description="Find emphatic letter reduplications in Sentiment140-format tweet CSVs (6 quoted columns, latin-1 "
-                    "or UTF-8) and map each to its canonical lexicon word, with counts, extra letters and which letters "
-                    "were repeated.",
-    )
-    redup.add_argument("inputs", nargs="+", type=Path, metavar="TWEETS.csv", help="Sentiment140-format CSV files")
-    redup.add_argument("--lexicon", nargs="+", type=Path, required=True, metavar="WORDS",
-                       help="word lists (one word a line; ';' comments as in the Hu & Liu opinion lexicon)")
-    redup.add_argument("--lang", default="en", help="language of the tweets (default: %(default)s)")
-    gec = miners.add_parser(
-        "gec", help="learner error types and confusion sets from GEC corpora in M2 format (CoNLL-2013/2014, BEA-2019)",
-        description="Read M2 files (NUCLE or ERRANT tags, several annotators), map the tags onto the eight learner error "
-                    "types of Yin et al. (2020), and estimate the error-type distribution and the confusion weights of "
-                    "articles, prepositions and linking words from minimal edits.",
-    )
-    gec.add_argument("inputs", nargs="+", type=Path, metavar="M2FILE", help="M2 files")
-    gec.add_argument("--lang", default="en", help="language of the corpora (default: %(default)s; only en is supported)")
-    gec.add_argument("--strict", action="store_true",
-                     help="stop at the first bad annotation (malformed, offsets outside the sentence, unknown tag) "
-                          "instead of skipping and counting it")
-    for miner in (wiki, misspellings, redup, gec):
-        miner.add_argument("--out", type=Path, required=True, help="output folder (a Hub dataset repo on disk)")
-        miner.add_argument("--config-name", help="config name (default: <miner>-<lang>)")
-        miner.add_argument("--dataset-version", default=DEFAULT_DATASET_VERSION,
-                           help="version of the dataset in --out (default: %(default)s)")
-        miner.add_argument("--name", help="pretty name of the dataset for its card")
-        miner.add_argument("--overwrite", action="store_true", help="replace a config of the same name mined differently")
-    wiki.add_argument("--num-proc", type=int, help=f"worker processes, one dump file each {NUM_PROC_DEFAULT}")
-    wiki.add_argument("--keep-going", action="store_true",
-                      help="skip dump files that are not readable MediaWiki dumps (not XML, other XML, tar, unreadable, "
-                           "missing) instead of stopping; the card lists them under skipped_files")
-    for miner in (misspellings, redup, gec):
-        miner.add_argument("--encoding", default="auto",
-                           help="input encoding: auto (UTF-8; lines that are not UTF-8 are read as latin-1 and reported) "
-                                "or a codec such as latin-1 or cp1252 (default: %(default)s)")
-    wiki.add_argument("--no-progress", action="store_true", help="hide the progress bar")
-    redup.add_argument("--num-proc", type=int, help=f"worker processes, one tweet file each {NUM_PROC_DEFAULT}")
-    for miner in (wiki, redup):
-        _add_engine_options(miner)
-
+def _add_setup(commands: Any) -> None:
     setup = commands.add_parser("setup", help="prepare local data the models need, offline",
                                 description="Prepare local data that models otherwise download.")
     targets = setup.add_subparsers(dest="target", required=True, metavar="WHAT")
@@ -260,6 +202,8 @@ def _parser() -> argparse.ArgumentParser:
                            help="POS-tagged training sentences, e.g. CoNLL-2003 eng.train")
     nltk_data.add_argument("--iterations", type=int, default=5, help="perceptron training passes (default: %(default)s)")
 
+
+def _add_listings(commands: Any) -> None:
     commands.add_parser("recipes", help="list the recipes that ship with noisecraft (noisecraft build NAME builds one)",
                         description="List the recipe catalogue, one line each: its name and what it builds. "
                                     "noisecraft build NAME builds a recipe by name from any folder.")
@@ -269,7 +213,6 @@ def _parser() -> argparse.ArgumentParser:
                         description="List every noise model (name@version), what it can take and keep, and its "
                                     "declared parameters with type, default and help. Use them as "
                                     "--noise 'NAME(key=value, ...)'.")
-    return parser
 
 
 def _add_layout_options(group: argparse._ActionsContainer) -> None:
@@ -286,16 +229,6 @@ def _add_layout_options(group: argparse._ActionsContainer) -> None:
     group.add_argument("--id-field", metavar="NAME",
                        help="column of unique row ids (default: each row's id is '<position>-<blake2b of its content>')")
     group.add_argument("--hub-config", metavar="NAME", help="config of a hub:ORG/NAME dataset")
-
-
-def _add_engine_options(group: argparse._ActionsContainer) -> None:
-    """``--engine`` and ``--ray-address``: where the per-shard work runs (builds: batches; miners: files)."""
-    group.add_argument("--engine", choices=("local", "ray"), default="local",
-                       help="local: this machine's process pool; ray: Ray tasks (pip install 'noisecraft[ray]'), "
-                            "the same output (default: %(default)s)")
-    group.add_argument("--ray-address", metavar="ADDR",
-                       help="with --engine ray: the cluster to join (e.g. ray://head:10001 or auto; default: start a "
-                            "local Ray with --num-proc CPUs, all of this machine's unless given)")
 
 
 def _print_stats(built: Sequence[object]) -> None:
@@ -322,7 +255,7 @@ def cmd_build(args: argparse.Namespace) -> int:
         raise ConfigError("give a recipe (noisecraft build RECIPE: a file or a name from noisecraft recipes) or --source")
     elif args.sets:
         raise ConfigError("--set applies to recipes")
-    execution = {"num_proc": _num_proc(args), "batch_size": args.batch_size, "overwrite": args.overwrite,
+    execution = {"num_proc": num_proc_of(args), "batch_size": args.batch_size, "overwrite": args.overwrite,
                  "progress": not args.no_progress, "add_source": args.add_source, "engine": args.engine,
                  "ray_address": args.ray_address}
     with warnings.catch_warnings(record=True):  # shown below, after the statistics, as noisecraft warnings
@@ -386,39 +319,10 @@ def cmd_publish(args: argparse.Namespace) -> int:
     return 0
 
 
-def _num_proc(args: argparse.Namespace) -> int:
-    """``--num-proc`` as given, else the engine's default (:func:`noisecraft.building.executors.default_num_proc`)."""
-    from noisecraft.building.executors import default_num_proc
-
-    return args.num_proc if args.num_proc is not None else default_num_proc(args.engine, args.ray_address)
-
-
-def _miner_options(args: argparse.Namespace) -> dict[str, object]:
-    """The options of ``noisecraft mine MINER`` as the miner's keyword arguments."""
-    if args.miner == "wikiedits":
-        return {"num_proc": max(_num_proc(args), 1), "progress": not args.no_progress,
-                "namespaces": tuple(args.namespaces), "keep_going": args.keep_going, "engine": args.engine,
-                "ray_address": args.ray_address}
-    if args.miner == "gec":
-        return {"strict": args.strict, "encoding": args.encoding}
-    if args.miner == "reduplication":
-        return {"lexicon_files": args.lexicon, "encoding": args.encoding, "num_proc": max(_num_proc(args), 1),
-                "engine": args.engine, "ray_address": args.ray_address}
-    return {"layout": args.layout, "keyboard_only": args.keyboard_only, "phonetic_filter": not args.no_phonetic_filter,
-            "encoding": args.encoding}
-
-
 def cmd_mine(args: argparse.Namespace) -> int:
-    from noisecraft.mining.registry import mine
+    from noisecraft.mining.command import run
 
-    mined, path = mine(args.miner, args.inputs, args.out, lang=args.lang, config_name=args.config_name,
-                       version=args.dataset_version, pretty_name=args.name, overwrite=args.overwrite,
-                       **_miner_options(args))
-    print(f"{len(mined.rows)} pairs -> {path}")
-    for key, value in mined.stats.items():
-        print(f"  {key}: {value}")
-    print(f"card: {args.out / 'README.md'}")
-    return 0
+    return run(args)
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:

@@ -22,6 +22,7 @@ file system): the items carry paths and rows, not the files. Ray is behind the `
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import os
 from collections import deque
@@ -130,6 +131,26 @@ def default_num_proc(engine: str, ray_address: str | None = None) -> int:
     for a Ray started here (``--engine ray`` without ``--ray-address``), whose CPUs are all the cluster there is; a
     cluster joined at an address brings its own CPUs, so it is not used there."""
     return (os.cpu_count() or 1) if engine == "ray" and ray_address is None else 1
+
+
+#: How ``--num-proc`` defaults (:func:`num_proc_of`), as every command's help says it.
+NUM_PROC_DEFAULT = "(default: 1; with --engine ray and no --ray-address, every CPU of this machine)"
+
+
+def add_engine_options(group: argparse._ActionsContainer) -> None:
+    """``--engine`` and ``--ray-address`` of a command (builds map batches, miners map files): declared with the
+    engines they choose between, so that every command offers them the same way."""
+    group.add_argument("--engine", choices=ENGINES, default="local",
+                       help="local: this machine's process pool; ray: Ray tasks (pip install 'noisecraft[ray]'), "
+                            "the same output (default: %(default)s)")
+    group.add_argument("--ray-address", metavar="ADDR",
+                       help="with --engine ray: the cluster to join (e.g. ray://head:10001 or auto; default: start a "
+                            "local Ray with --num-proc CPUs, all of this machine's unless given)")
+
+
+def num_proc_of(args: argparse.Namespace) -> int:
+    """``--num-proc`` as given, else the engine's default (:func:`default_num_proc`)."""
+    return args.num_proc if args.num_proc is not None else default_num_proc(args.engine, args.ray_address)
 
 
 def make_executor(engine: str, num_proc: int, ray_address: str | None = None) -> Executor:
