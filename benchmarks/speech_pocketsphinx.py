@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 from noisecraft.core.stats import field_scores, format_table, normalised_scores
-from noisecraft.noise_models.base import prepare_steps
+from noisecraft.noise_models.base import model_input, prepare_steps
 from noisecraft.noise_models.speech import SpeechInterfaceNoise
 from noisecraft.noise_models.speech_asr import write_domain_lm
 
@@ -44,7 +44,8 @@ def run(model: SpeechInterfaceNoise, questions: list[str]) -> tuple[float, float
     synthesis = time.perf_counter() - start
     start = time.perf_counter()
     # audio from the cache: recognition only
-    prepare_steps(model, questions, 0, [str(i) for i in range(len(questions))], "question", progress=False)
+    prepare_steps(model, model_input(model, questions, 0, [str(i) for i in range(len(questions))], "question"), 0,
+                          "question", progress=False)
     recognition = time.perf_counter() - start
     return synthesis, recognition, [n.text for n in model(questions)]
 

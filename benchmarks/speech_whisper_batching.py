@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 from noisecraft.core.stats import format_table
-from noisecraft.noise_models.base import prepare_steps
+from noisecraft.noise_models.base import model_input, prepare_steps
 from noisecraft.noise_models.speech import SpeechInterfaceNoise
 
 DEFAULT_CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "xquad"
@@ -67,7 +67,8 @@ def main() -> None:
             model.runtime().audio(questions)  # synthesised once (cached), not timed
             model.runtime().recogniser.recognise(model.runtime().audio(questions[:1]))  # load the weights, warm up
             start = time.perf_counter()
-            prepare_steps(model, questions, 0, [str(i) for i in range(len(questions))], "question", progress=False)
+            prepare_steps(model, model_input(model, questions, 0, [str(i) for i in range(len(questions))], "question"), 0,
+                          "question", progress=False)
             seconds = time.perf_counter() - start
             outputs.append(model.augment(questions))
             placement = model.runtime().recogniser.placement

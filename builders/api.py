@@ -66,23 +66,9 @@ def perturb(dataset: datasets.Dataset, model: NoiseModel | str, fields: Sequence
     """
     import datasets
 
-    model = parse_noise(model) if isinstance(model, str) else model
-    if isinstance(fields, str):
-        raise ConfigError(f"fields is a list of column names: fields=[{fields!r}]")
-    layout = labels or LabelLayout()
-    spec = dataset.features.to_dict()
-    names = class_names(spec, layout.class_label)
-    model = model.for_labels(names) if names else model
-    job = NoiseJob(model, seed, tuple(fields), layout, protect_entities, "the dataset")
-    check_text_fields(spec, job.fields, layout, "the dataset")
-    derived = _derived_ids(dataset, id_column)
-    out_features = to_features(output_features({**spec, "id": value("string")} if derived else spec, job.fields, model))
-    own = {name: spec[name] for name in job.fields}
-    clash = [name for name in output_features(own, job.fields, model) if name not in own and name in dataset.column_names]
-    if clash:
-        raise ConfigError(f"the dataset already has a column {clash[0]!r}, which perturb writes: it looks like a "
-                          "challenge set already. Perturb the clean set with a chain instead (e.g. "
-                          "nc.noise('misspelling | keyboard'): one edit log against the clean text), or remove the column")
+    job, derived, out_features = _perturb_job(dataset, model, fields, seed, labels or LabelLayout(), id_column,
+                                              protect_entities)
+    model = job.model
     if dataset.num_rows == 0:
         return datasets.Dataset.from_dict({name: [] for name in out_features}, features=out_features)
     dropped: Counter[str] = Counter()
@@ -110,6 +96,29 @@ def perturb(dataset: datasets.Dataset, model: NoiseModel | str, fields: Sequence
         reasons = "; ".join(f"{n} {r}" for r, n in dropped.most_common()) or "see the noise model's failures"
         warnings.warn(f"perturb dropped {lost} of {dataset.num_rows} rows ({reasons})", stacklevel=2)
     return result
+
+
+def _perturb_job(dataset: datasets.Dataset, model: NoiseModel | str, fields: Sequence[str], seed: int,
+                 layout: LabelLayout, id_column: str, protect_entities: bool) -> tuple[NoiseJob, bool, datasets.Features]:
+    """What :func:`perturb` does to ``dataset``, checked before any row is noised: the job (model bound to the
+    dataset's class names), whether ids are derived from the rows' content, and the output features."""
+    model = parse_noise(model) if isinstance(model, str) else model
+    if isinstance(fields, str):
+        raise ConfigError(f"fields is a list of column names: fields=[{fields!r}]")
+    spec = dataset.features.to_dict()
+    names = class_names(spec, layout.class_label)
+    model = model.for_labels(names) if names else model
+    job = NoiseJob(model, seed, tuple(fields), layout, protect_entities, "the dataset")
+    check_text_fields(spec, job.fields, layout, "the dataset")
+    derived = _derived_ids(dataset, id_column)
+    out_features = to_features(output_features({**spec, "id": value("string")} if derived else spec, job.fields, model))
+    own = {name: spec[name] for name in job.fields}
+    clash = [name for name in output_features(own, job.fields, model) if name not in own and name in dataset.column_names]
+    if clash:
+        raise ConfigError(f"the dataset already has a column {clash[0]!r}, which perturb writes: it looks like a "
+                          "challenge set already. Perturb the clean set with a chain instead (e.g. "
+                          "nc.noise('misspelling | keyboard'): one edit log against the clean text), or remove the column")
+    return job, derived, out_features
 
 
 def _derived_ids(dataset: datasets.Dataset, id_column: str) -> bool:

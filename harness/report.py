@@ -221,11 +221,29 @@ def _dataset_line(dataset: dict[str, Any]) -> str:
 
 
 def render_readme(record: dict[str, Any], plots: Sequence[str]) -> str:
-    """README.md of the report."""
+    """README.md of the report: the settings, a section per task, word salad, plots, model comparisons, the
+    breakdowns, the models and their label mappings, notes and the files."""
+    level = ci_level(record)
+    results = record["results"]
+    tasks = [t for t in (QA, CLASSIFICATION, TOKENS) if any(r["task"] == t for r in results)]
+    parts = _intro(record, level) + _task_sections(record, tasks, level) + _word_salad_section(record)
+    for name in plots:
+        parts += [f"![{name}](plots/{name})", ""]
+    parts += _comparison_section(record, tasks, level) + _breakdown_sections(record, level) + _mapping_lines(record)
+    if record["notes"]:
+        parts += ["## Notes", "", *(f"- {note}" for note in record["notes"]), ""]
+    parts += ["## Files", "", "- `results.json`: every number above and more (per-example breakdowns, McNemar counts, "
+              "versions, model and dataset revisions);",
+              "- `predictions/<model>/<config>.parquet`: one row per example, clean and noisy inputs, predictions and "
+              "scores;", "- `plots/*.png`.", "",
+              *_engine_lines(record)]
+    return "\n".join(parts)
+
+
+def _intro(record: dict[str, Any], level: Any) -> list[str]:
     s = record["settings"]
     versions = ", ".join(f"{k} {v}" for k, v in record["versions"].items())
-    level = ci_level(record)
-    parts = [
+    return [
         f"# Robustness evaluation: {record['dataset']['name']}", "",
         _dataset_line(record["dataset"]) + f" Evaluated with noisecraft {record['noisecraft_version']} ({versions}) on "
         f"{s['device']} in {s['dtype']}" + (f", first {s['max_examples']} rows of each config" if s["max_examples"] else "")
@@ -237,8 +255,11 @@ def render_readme(record: dict[str, Any], plots: Sequence[str]) -> str:
         f"α = {s['alpha']} (McNemar's test for accuracy and EM, otherwise an interval that contains 0); "
         f"**too few rows**: fewer than {MIN_ROWS} rows, not tested.", "",
     ]
-    results = record["results"]
-    tasks = [t for t in (QA, CLASSIFICATION, TOKENS) if any(r["task"] == t for r in results)]
+
+
+def _task_sections(record: dict[str, Any], tasks: Sequence[str], level: Any) -> list[str]:
+    s, results = record["settings"], record["results"]
+    parts: list[str] = []
     for task in tasks:
         mine = [r for r in results if r["task"] == task]
         scored = "EM / F1" if task == QA else METRIC_NAMES[mine[0]["primary_metric"]]
@@ -252,6 +273,11 @@ def render_readme(record: dict[str, Any], plots: Sequence[str]) -> str:
                       "Attack success: among rows right on the clean side, the share wrong on the noisy side "
                       "(TextAttack/ProbeGrammar count). Confidence: mean probability of the predicted class; ECE: "
                       "expected calibration error over 15 equal-width bins.", ""]
+    return parts
+
+
+def _word_salad_section(record: dict[str, Any]) -> list[str]:
+    parts: list[str] = []
     if record.get("word_salad"):
         parts += ["## Word salad", "", "As Gupta, Kvernadze & Srikumar (2021, Tables 6–7) report it: per transformation "
                   "and task, **agreement** (share of rows whose prediction on the destroyed text equals the one on the "
@@ -261,8 +287,12 @@ def render_readme(record: dict[str, Any], plots: Sequence[str]) -> str:
                   "mean ± sample sd over the seeds.", ""]
         for model in dict.fromkeys(r["model"] for r in record["word_salad"]):
             parts += [f"**{model}**", "", word_salad_table(record["word_salad"], model), ""]
-    for name in plots:
-        parts += [f"![{name}](plots/{name})", ""]
+    return parts
+
+
+def _comparison_section(record: dict[str, Any], tasks: Sequence[str], level: Any) -> list[str]:
+    results = record["results"]
+    parts: list[str] = []
     comparisons = record.get("model_comparisons") or []
     if comparisons:
         parts += ["## Models compared", "", "The same rows for every model. Δ = first − second (positive: the first "
@@ -271,11 +301,17 @@ def render_readme(record: dict[str, Any], plots: Sequence[str]) -> str:
         for task in tasks:
             parts += [side_by_side([r for r in results if r["task"] == task], task), ""]
         parts += [compare_table(comparisons, level), ""]
+    return parts
+
+
+def _breakdown_sections(record: dict[str, Any], level: Any) -> list[str]:
+    results = record["results"]
+    parts: list[str] = []
     langs = {r["lang"] for r in results}
     if len(langs) > 1:
         parts += ["## Language × noise", "", "Noisy main score and its change (noisy − clean) per language and noise; "
                   "each cell is one config, tested on its own rows.", "", language_noise_table(results), ""]
-    parts += ["## By number of edits", "", "Main score, clean → noisy (rows), by how many edits the noise made "
+    return parts + ["## By number of edits", "", "Main score, clean → noisy (rows), by how many edits the noise made "
               f"(`{WHOLE_FIELD[2]}`: the changed rows of a noise that rewrites the whole field, one category whatever "
               "it did).", "",
               _breakdown_table(results, "edits", (*EDIT_BUCKETS, WHOLE_FIELD)), "",
@@ -287,6 +323,10 @@ def render_readme(record: dict[str, Any], plots: Sequence[str]) -> str:
               "the rows are not independent pairs).", "",
               _language_table(record["by_language"], level), "",
               "## Models", "", _models_table(record["models"]), ""]
+
+
+def _mapping_lines(record: dict[str, Any]) -> list[str]:
+    """Label mappings (model label -> dataset label); configs that share a mapping are listed together."""
     mappings = []
     for m in record["models"]:  # configs that share a mapping are listed together
         shared: dict[str, list[str]] = {}
@@ -294,16 +334,7 @@ def render_readme(record: dict[str, Any], plots: Sequence[str]) -> str:
             pairs = ", ".join(f"{k}→{v if v is not None else 'O (type not in the dataset)'}" for k, v in mapping["map"].items())
             shared.setdefault(f"{mapping['how']}: {pairs}", []).append(config)
         mappings += [f"- {m['model']} on {', '.join(configs)}: {described}" for described, configs in shared.items()]
-    if mappings:
-        parts += ["Label mappings (model label → dataset label):", "", *mappings, ""]
-    if record["notes"]:
-        parts += ["## Notes", "", *(f"- {note}" for note in record["notes"]), ""]
-    parts += ["## Files", "", "- `results.json`: every number above and more (per-example breakdowns, McNemar counts, "
-              "versions, model and dataset revisions);",
-              "- `predictions/<model>/<config>.parquet`: one row per example, clean and noisy inputs, predictions and "
-              "scores;", "- `plots/*.png`.", "",
-              *_engine_lines(record)]
-    return "\n".join(parts)
+    return ["Label mappings (model label → dataset label):", "", *mappings, ""] if mappings else []
 
 
 def _engine_lines(record: dict[str, Any]) -> list[str]:

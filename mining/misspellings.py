@@ -431,21 +431,7 @@ def mine_misspellings(
     unique, repeats = unique_files(paths)
     counts, sources, files = _read_all(unique, encoding)
     skips = [skip for parsed in files for skip in parsed.skips]
-    rows = [
-        {
-            "lang": lang,
-            "correct": correct,
-            "noisy": noisy,
-            "count": count,
-            "probability": 0.0,
-            "edit_type": classify_edit(correct, noisy, neighbours),
-            "distance": OSA.distance(correct, noisy),
-            "multiword": " " in correct or " " in noisy,
-            "sources": ",".join(sorted(sources[correct, noisy])),
-        }
-        for (correct, noisy), count in sorted(counts.items())
-        if correct != noisy
-    ]
+    rows = _pair_rows(counts, sources, lang, neighbours)
     distinct = len(rows)
     if keyboard_only:
         rows = [row for row in rows if row["edit_type"] in KEYBOARD_TYPES]
@@ -465,11 +451,35 @@ def mine_misspellings(
         "keyboard_only": keyboard_only,
         "phonetic_filter": phonetic,
         "layout": layout,
-        "formats": sorted({parsed.format for parsed in files}),
-        "files": [parsed.describe() for parsed in files],
-        "repeated_inputs": repeats,
+        **_input_stats(files, repeats),
     }
     return with_probabilities(rows), stats
+
+
+def _pair_rows(counts: Mapping[tuple[str, str], int], sources: Mapping[tuple[str, str], Any], lang: str,
+               neighbours: Any) -> list[dict[str, Any]]:
+    """One row per distinct pair whose sides differ, sorted by ``(correct, noisy)``."""
+    return [
+        {
+            "lang": lang,
+            "correct": correct,
+            "noisy": noisy,
+            "count": count,
+            "probability": 0.0,
+            "edit_type": classify_edit(correct, noisy, neighbours),
+            "distance": OSA.distance(correct, noisy),
+            "multiword": " " in correct or " " in noisy,
+            "sources": ",".join(sorted(sources[correct, noisy])),
+        }
+        for (correct, noisy), count in sorted(counts.items())
+        if correct != noisy
+    ]
+
+
+def _input_stats(files: Sequence[Any], repeats: Any) -> dict[str, Any]:
+    """What the stats say of the input files: their formats, each file's description, the files given twice."""
+    return {"formats": sorted({parsed.format for parsed in files}), "files": [parsed.describe() for parsed in files],
+            "repeated_inputs": repeats}
 
 
 MISSPELLING_COLUMN_DOCS = {

@@ -13,7 +13,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import noisecraft as nc
-from noisecraft.building.noising import NoiseJob, field_inputs
+from noisecraft.building.noising import NoiseJob, field_input
 from noisecraft.core.labels import LabelLayout
 from noisecraft.core.seeding import ExampleRng
 from noisecraft.errors import ConfigError
@@ -226,9 +226,9 @@ def test_pair_fields_reach_the_model_with_their_side(attack):
     layout = LabelLayout(pair_fields=("premise", "hypothesis"), class_label="label")
     rows = [{"id": "1", "premise": "p .", "hypothesis": "h .", "label": 0}]
     for field, target in (("premise", 0), ("hypothesis", 1)):
-        inputs = field_inputs(NoiseJob(attack, 0, (field,), layout), rows, field)
-        assert inputs.pairs == [PairText("p .", "h .", target)] and inputs.texts == [rows[0][field]]
-        assert inputs.labels == [0]
+        batch = field_input(NoiseJob(attack, 0, (field,), layout), rows, field)
+        assert batch.pairs == (PairText("p .", "h .", target),) and batch.texts == (rows[0][field],)
+        assert batch.labels == (0,)
 
 
 MRPC_HEADER = "\ufeffQuality\t#1 ID\t#2 ID\t#1 String\t#2 String\n"

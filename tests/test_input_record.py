@@ -18,7 +18,7 @@ from recording_model import SEEN, Recorder
 import noisecraft as nc
 from noisecraft.core.edits import Edit, apply_edits
 from noisecraft.errors import ConfigError
-from noisecraft.noise_models.base import NoiseModel, prepare_steps, run_steps
+from noisecraft.noise_models.base import NoiseModel, model_input, prepare_steps, run_steps
 from noisecraft.noise_models.registry import VERSIONS, model_class
 
 from tiny_models import tiny_model
@@ -102,8 +102,8 @@ def test_a_model_based_step_after_the_first_is_prepared_with_the_previous_output
     chain = nc.chain(nc.noise("keyboard", rate=1.0), Recorder())
     texts, ids = ["the first question", "the second question"], ["q1", "q2"]
     SEEN.clear()
-    prepare_steps(chain, texts, 3, ids, "question", labels=[1, 0], progress=False)
-    out = run_steps(chain, texts, 3, ids, "question", labels=[1, 0])
+    prepare_steps(chain, model_input(chain, texts, 3, ids, "question", labels=[1, 0]), 3, "question", progress=False)
+    out = run_steps(chain, model_input(chain, texts, 3, ids, "question", labels=[1, 0]), 3, "question")
     [(first, prepared), (second, applied)] = SEEN
     assert (first, second) == ("prepare", "apply")
     assert prepared.texts == applied.texts != tuple(texts)  # the keyboard's output, known before the batches run

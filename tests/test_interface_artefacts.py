@@ -10,7 +10,7 @@ from noisecraft.building.pipeline import ConfigRequest, build_config, write_card
 from noisecraft.core.edits import Edit, apply_edits
 from noisecraft.dataset.repo import DatasetRepo
 from noisecraft.errors import ConfigError
-from noisecraft.noise_models.base import prepare_steps
+from noisecraft.noise_models.base import model_input, prepare_steps
 from noisecraft.noise_models.interface_artefacts import NOT_TAGGED, deletions
 from noisecraft.noise_models.registry import create
 
@@ -109,7 +109,8 @@ def test_replace_entity_reads_conll_iob1(tmp_path):
 def test_replace_entity_with_a_tagger_is_batched_cached_and_recorded():
     folder = str(tiny_model("ner-tagger"))
     model = create("replace-entity", tagger=folder)
-    prepare_steps(model, CORPUS_EN, 0, [str(i) for i in range(len(CORPUS_EN))], "text", progress=False)
+    ids = [str(i) for i in range(len(CORPUS_EN))]
+    prepare_steps(model, model_input(model, CORPUS_EN, 0, ids, "text"), 0, "text", progress=False)
     results = model(CORPUS_EN, seed=0)
     assert any(r.edits for r in results)
     for text, noised in zip(CORPUS_EN, results):

@@ -26,7 +26,7 @@ from noisecraft.harness.challenge_set import paired_examples
 from noisecraft.harness.evaluation import _by_language
 from noisecraft.harness.paired_stats import compare, mean_of, significant
 from noisecraft.harness.scoring import ScoredConfig, StatsSettings, word_tags
-from noisecraft.noise_models.base import Capabilities, NoiseInput, NoiseModel, run_steps
+from noisecraft.noise_models.base import Capabilities, NoiseInput, NoiseModel, model_input, run_steps
 from noisecraft.noise_models.record import PairText
 from noisecraft.runtime.labels import tag_mapping
 from noisecraft.runtime.postprocess import best_of_windows, best_span, entity_spans, first_subtoken_labels
@@ -128,7 +128,8 @@ class DrawnSuffix(Suffix):
 def test_a_later_step_reads_the_pair_with_the_previous_steps_output():
     APPLIED.clear()
     pairs = [PairText("p1", "h1", 1), PairText("p2", "h2", 0)]
-    out = run_steps(nc.chain(Suffix(), Suffix()), ["h1", "p2"], 0, ["a", "b"], "text", pairs=pairs)
+    chain = nc.chain(Suffix(), Suffix())
+    out = run_steps(chain, model_input(chain, ["h1", "p2"], 0, ["a", "b"], "text", pairs=pairs), 0, "text")
     first, second = APPLIED
     assert first.pairs == tuple(pairs)
     # mutant: the pair left with the original text after the first step changed it (or the other side replaced)

@@ -15,7 +15,7 @@ from noisecraft.core.edits import Edit, apply_edits
 from noisecraft.core.stats import normalised_scores, without_case_and_punctuation
 from noisecraft.dataset.repo import DatasetRepo
 from noisecraft.errors import ConfigError
-from noisecraft.noise_models.base import prepare_steps
+from noisecraft.noise_models.base import model_input, prepare_steps
 from noisecraft.noise_models.registry import create, format_noise, parse_noise
 from noisecraft.noise_models.speech import SpeechInterfaceNoise
 from noisecraft.noise_models.speech_asr import write_domain_lm
@@ -151,7 +151,8 @@ def test_the_device_and_batch_size_do_not_key_the_transcript_cache():
 
 def test_prepare_computes_everything_before_apply(monkeypatch, domain_lm):
     model = fresh(tts="espeak", asr="pocketsphinx", lm=domain_lm)
-    prepare_steps(model, QUESTIONS, 0, [str(i) for i in range(len(QUESTIONS))], "text", progress=False)
+    ids = [str(i) for i in range(len(QUESTIONS))]
+    prepare_steps(model, model_input(model, QUESTIONS, 0, ids, "text"), 0, "text", progress=False)
     monkeypatch.setattr(type(model.runtime().recogniser), "recognise", lambda *a: pytest.fail("not prepared"))
     assert len(model(QUESTIONS)) == len(QUESTIONS)
 

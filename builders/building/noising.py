@@ -17,7 +17,7 @@ from noisecraft.core.edits import Edit, Noised, Span, remap_span
 from noisecraft.core.labels import LabelLayout, entity_strings
 from noisecraft.core.schema import FeatureSpec
 from noisecraft.errors import ConfigError, InputError
-from noisecraft.noise_models.base import NoiseModel, PairText, prepare_steps, run_steps
+from noisecraft.noise_models.base import NoiseInput, NoiseModel, PairText, model_input, prepare_steps, run_steps
 from noisecraft.noise_models.record import check_seed, text_problem
 
 TOKEN_SEPARATOR = " "
@@ -131,9 +131,8 @@ def perturb_rows(job: NoiseJob, rows: Sequence[dict[str, Any]]) -> tuple[list[di
     labels = job.labels
     states = [_Row(row) for row in rows]
     tokens_column = labels.token_tags[0] if labels.token_tags else None
-    ids = [str(row["id"]) for row in rows]
     for name in job.fields:
-        results = _noise_field(model, field_inputs(job, rows, name), job.seed, ids, name)
+        results = _noise_field(model, field_input(job, rows, name), job.seed, name)
         for state, row, noised in zip(states, rows, results):
             if state.drop is None:
                 _record(state, row, name, noised, job, tokens_column)
@@ -153,25 +152,13 @@ def perturb_rows(job: NoiseJob, rows: Sequence[dict[str, Any]]) -> tuple[list[di
     return kept, dropped
 
 
-@dataclass(frozen=True)
-class FieldInputs:
-    """What the rows of a batch give the model for one field: the texts (a pair for ``input="pair"`` models,
-    the joined tokens of a token-tag field), the spans to protect, the class labels (``None`` without a label
-    column) and, for a field of a pair task, the pair each text belongs to."""
-
-    texts: list[Any]
-    protected: list[list[Span]]
-    labels: list[Any] | None
-    pairs: list[PairText] | None
-
-
-def field_inputs(job: NoiseJob, rows: Sequence[dict[str, Any]], name: str) -> FieldInputs:
-    """What the model gets for field ``name`` of each row, and the spans it must protect (answers; entity
-    tokens when asked)."""
+def field_input(job: NoiseJob, rows: Sequence[dict[str, Any]], name: str) -> NoiseInput:
+    """The record the model gets for field ``name`` of ``rows``: each row's text (a pair for ``input="pair"``
+    models, the joined tokens of a token-tag field), the spans to protect (answers; entity tokens when asked), the
+    class labels, the pair a field of a pair task belongs to, and the streams. Made once, here, and passed whole."""
     labels = job.labels
     tokens_column = labels.token_tags[0] if labels.token_tags else None
     pair_input = job.model.capabilities.input == "pair"
-    in_pair = not pair_input and labels.pair_fields is not None and name in labels.pair_fields
     texts: list[Any] = []
     protected: list[list[Span]] = []
     for row in rows:
@@ -189,13 +176,12 @@ def field_inputs(job: NoiseJob, rows: Sequence[dict[str, Any]], name: str) -> Fi
             texts.append(row[name])
             protected.append(_answer_spans(row[labels.span_labels[name]]) if name in labels.span_labels else [])
     pairs = None
-    if in_pair:
-        assert labels.pair_fields is not None
+    if not pair_input and labels.pair_fields is not None and name in labels.pair_fields:
         first, second = labels.pair_fields
-        target = labels.pair_fields.index(name)
-        pairs = [PairText(row[first], row[second], target) for row in rows]
+        pairs = [PairText(row[first], row[second], labels.pair_fields.index(name)) for row in rows]
     class_labels = [row.get(labels.class_label) for row in rows] if labels.class_label else None
-    return FieldInputs(texts, protected, class_labels, pairs)
+    ids = [str(row["id"]) for row in rows]
+    return model_input(job.model, texts, job.seed, ids, name, protected, class_labels, pairs)
 
 
 def prepare_field(job: NoiseJob, rows: Iterable[dict[str, Any]], name: str, progress: bool = True) -> None:
@@ -203,38 +189,30 @@ def prepare_field(job: NoiseJob, rows: Iterable[dict[str, Any]], name: str, prog
     before the batches run (see :class:`~noisecraft.noise_models.base.Capabilities`). ``rows`` is read once, in
     slices of :data:`PREPARE_SLICE` (a streamed local file is read one more time for it): only the field's inputs
     of the split are held, not its rows."""
-    whole = field_inputs(job, [], name)  # empty, shaped as every slice's inputs are
-    ids: list[str] = []
     stream = iter(rows)
+    parts = []
     while batch := list(islice(stream, PREPARE_SLICE)):
-        inputs = field_inputs(job, batch, name)
-        whole.texts.extend(inputs.texts)
-        whole.protected.extend(inputs.protected)
-        if whole.labels is not None and inputs.labels is not None:
-            whole.labels.extend(inputs.labels)
-        if whole.pairs is not None and inputs.pairs is not None:
-            whole.pairs.extend(inputs.pairs)
-        ids.extend(str(row["id"]) for row in batch)
-    prepare_steps(job.model, whole.texts, job.seed, ids, name, whole.protected, whole.labels, whole.pairs, progress)
+        parts.append(field_input(job, batch, name))
+    if parts:
+        prepare_steps(job.model, NoiseInput.concat(parts), job.seed, name, progress)
 
 
-def _noise_field(model: NoiseModel, inputs: FieldInputs, seed: int, ids: list[str], name: str) -> list[Noised]:
+def _noise_field(model: NoiseModel, batch: NoiseInput, seed: int, name: str) -> list[Noised]:
     """Run the model on one field of a batch; a deterministic model without a join sees each distinct row
     input once (SQuAD contexts repeat about five times)."""
     if not model.capabilities.deterministic or any(step.join() is not None for step in model.steps()):
-        return run_steps(model, inputs.texts, seed, ids, name, inputs.protected, inputs.labels, inputs.pairs)
+        return run_steps(model, batch, seed, name)
     slots: dict[tuple[Any, ...], int] = {}
     first: list[int] = []
     where = []
-    for i, (text, spans) in enumerate(zip(inputs.texts, inputs.protected)):
-        key = (text, tuple(spans), inputs.labels[i] if inputs.labels else None, inputs.pairs[i] if inputs.pairs else None)
+    for i, text in enumerate(batch.texts):
+        key = (text, tuple(batch.spans(i)), batch.labels[i] if batch.labels else None,
+               batch.pairs[i] if batch.pairs else None)
         if key not in slots:
             slots[key] = len(first)
             first.append(i)
         where.append(slots[key])
-    pick = (lambda values: None if values is None else [values[i] for i in first])  # noqa: E731
-    unique = run_steps(model, pick(inputs.texts), seed, pick(ids), name, pick(inputs.protected), pick(inputs.labels),
-                       pick(inputs.pairs))
+    unique = run_steps(model, batch.take(first), seed, name)
     return [unique[k] for k in where]
 
 

@@ -255,13 +255,6 @@ def run_batches(job: NoiseJob, data: SourceData, schema: Any, num_proc: int, bat
 # --- a whole config ---------------------------------------------------------------------------
 
 
-@dataclass
-class _Collected:
-    stats: ConfigStats
-    examples: list[dict[str, Any]] = field(default_factory=list)
-    digest: Any = field(default_factory=lambda: hashlib.blake2b(digest_size=16))
-
-
 def data_location(request: ConfigRequest) -> tuple[str, str, Path] | None:
     """Where the build's local data file lies, as the card names it: ``(path under DATA, what DATA stands for, the
     folder DATA stood for in this build)``.
@@ -342,11 +335,48 @@ def check_sizes(num_proc: int, batch_size: int) -> None:
         raise ConfigError("num_proc and batch_size must be at least 1")
 
 
+@dataclass(frozen=True)
+class ConfigPlan:
+    """The plan of one config (the first stage): everything decided before a row is noised. The source is
+    resolved and opened (its rows not yet read), the model bound to the source's class names, the fields, the
+    config's name and spec checked against what the folder holds, and the output schema."""
+
+    request: ConfigRequest
+    data: SourceData
+    job: NoiseJob
+    name: str
+    spec: dict[str, Any]
+    schema: Any
+
+
+@dataclass
+class WrittenConfig:
+    """The read, noise, measure and write stages, run as one stream over the batches: the parquet paths written
+    and what was measured on the way (statistics, example rows, the digest of the input rows, per-row columns)."""
+
+    stats: ConfigStats
+    paths: tuple[Path, ...] = ()
+    examples: list[dict[str, Any]] = field(default_factory=list)
+    digest: Any = field(default_factory=lambda: hashlib.blake2b(digest_size=16))
+    columns: dict[str, Counter[Any]] = field(default_factory=dict)
+
+
 def build_config(repo: DatasetRepo, request: ConfigRequest, *, num_proc: int = 1, batch_size: int = 1000,
                  overwrite: bool = False, progress: bool = True, pool: Executor | None = None) -> BuiltConfig:
-    """Build one config into ``repo`` and record it in the manifest (the card is rendered by the caller); ``pool``
-    is the build's executor (reused across its configs), a worker pool made for this config when not given."""
+    """Build one config into ``repo`` and record it in the manifest (the card is rendered by the caller), in
+    stages that each take the previous one's output: :func:`plan_config`, :func:`write_config` (read, noise,
+    measure, write), :func:`describe_config`. ``pool`` is the build's executor (reused across its configs), a
+    worker pool made for this config when not given."""
     check_sizes(num_proc, batch_size)
+    plan = plan_config(repo, request, overwrite)
+    written = write_config(repo, plan, num_proc, batch_size, progress, pool)
+    entry = describe_config(repo, plan, written)
+    repo.record_config(plan.name, entry)
+    return BuiltConfig(plan.name, plan.data.split, written.paths, entry["stats"], tuple(entry["warnings"]))
+
+
+def plan_config(repo: DatasetRepo, request: ConfigRequest, overwrite: bool) -> ConfigPlan:
+    """Resolve the source, the model, the fields, the config's name and spec, before any work is done."""
     if request.split is not None:
         check_name("split", request.split)  # before any work: datasets would not load the folder
     model = resolve_model(request.noise, request.lang, request.data_dir)
@@ -369,62 +399,83 @@ def build_config(repo: DatasetRepo, request: ConfigRequest, *, num_proc: int = 1
         config_stem(request.source, request.data_file, request.layout), request.lang, model, request.seed))
     repo.check_config(name, spec, overwrite)
     schema = arrow_schema(output_features(data.feature_spec, job.fields, model))
-    collected = _Collected(ConfigStats.empty(job.fields, per_word=model.capabilities.edit_log != "whole-field",
-                                             normalised=model.capabilities.model_based))
-    columns: dict[str, Counter[Any]] = {}
+    return ConfigPlan(request, data, job, name, spec, schema)
+
+
+def write_config(repo: DatasetRepo, plan: ConfigPlan, num_proc: int, batch_size: int, progress: bool,
+                 pool: Executor | None) -> WrittenConfig:
+    """Read the split, noise it batch by batch (a model-based model sees the whole split first), measure each
+    batch and write its rows; a split with no row kept is refused before anything is committed."""
+    model, data = plan.job.model, plan.data
+    written = WrittenConfig(ConfigStats.empty(plan.job.fields, per_word=model.capabilities.edit_log != "whole-field",
+                                              normalised=model.capabilities.model_based))
 
     def tables() -> Iterator[Any]:
-        for result in run_batches(job, data, schema, num_proc, batch_size, progress, desc=name, pool=pool):
-            collected.stats.merge(result.stats)
-            collected.examples.extend(result.examples[: EXAMPLES - len(collected.examples)])
-            collected.digest.update(result.digests)
-            summarise_columns(result.table, list(model.row_columns), columns)
+        for result in run_batches(plan.job, data, plan.schema, num_proc, batch_size, progress, desc=plan.name, pool=pool):
+            written.stats.merge(result.stats)
+            written.examples.extend(result.examples[: EXAMPLES - len(written.examples)])
+            written.digest.update(result.digests)
+            summarise_columns(result.table, list(model.row_columns), written.columns)
             yield result.table
 
     with long_lived():  # the modules imported and the source read so far stay out of the collector's walks
         if model.capabilities.model_based:  # every input of the split through the model at once (see Capabilities)
             # on Ray, a model computes its missing outputs on the executor's model actors and stores them in the cache here
             with running_chunks_with(pool.map_chunks if isinstance(pool, RayExecutor) else None):
-                for field_name in job.fields:
-                    prepare_field(job, data.rows, field_name, progress)
-        paths = repo.write_split(name, data.split, tables(), schema, ROW_GROUP_ROWS, SHARD_ROWS,
-                                 check=lambda: _check_not_empty(collected.stats, data.origin))
-    stats = collected.stats.to_dict()
-    if columns:
-        stats["columns"] = {name: dict(sorted(counts.items())) for name, counts in columns.items()}
-    notes = [_shareable(warning) for step in model.steps() for warning in step.build_warnings(stats)]
+                for field_name in plan.job.fields:
+                    prepare_field(plan.job, data.rows, field_name, progress)
+        written.paths = tuple(repo.write_split(plan.name, data.split, tables(), plan.schema, ROW_GROUP_ROWS, SHARD_ROWS,
+                                               check=lambda: _check_not_empty(written.stats, data.origin)))
+    return written
+
+
+def describe_config(repo: DatasetRepo, plan: ConfigPlan, written: WrittenConfig) -> dict[str, Any]:
+    """The config's manifest entry: its spec, input identity, statistics, warnings, provenance, examples, and what
+    its card says (:func:`card_entry`)."""
+    model, request = plan.job.model, plan.request
+    stats = written.stats.to_dict()
+    if written.columns:
+        stats["columns"] = {name: dict(sorted(counts.items())) for name, counts in written.columns.items()}
     file = _file_identity(request.data_file)
     location = data_location(request)
     if file is not None and location is not None:
         file["path"] = location[0]  # under the data root the card's DATA names
-    origin = f"{file['name']} (sha256 {file['sha256'][:16]}...)" if file else data.origin  # no local paths in cards
-    provenance = model.provenance()
-    command, files_note = _command(request, location, model, job.fields, name, data.split, repo)
-    repo.record_config(name, {
-        "spec": spec,
+    origin = f"{file['name']} (sha256 {file['sha256'][:16]}...)" if file else plan.data.origin  # no local paths in cards
+    return {
+        "spec": plan.spec,
         "origin": origin,
-        "input": {"rows": stats["rows_in"], "rows_digest": collected.digest.hexdigest(), "hub_commit": data.commit,
+        "input": {"rows": stats["rows_in"], "rows_digest": written.digest.hexdigest(), "hub_commit": plan.data.commit,
                   "file": file},
         "stats": stats,
-        "warnings": notes,
-        "provenance": provenance,
-        "examples": collected.examples,
-        "card": {
-            "source_pretty": info.pretty, "hub_id": info.hub_id, "license": info.license,
-            "task_category": info.task_category, "origin": origin, "noise_id": model.noise_id,
-            "noise_name": model.name, "params_json": model.params_json, "description": _shareable(model.describe()),
-            "summary": model.summary(stats),
-            "provenance_json": json.dumps(provenance, sort_keys=True, ensure_ascii=False) if provenance else "",
-            "labels_kept": model.capabilities.edit_log != "whole-field",
-            "param_rows": _param_rows(model),
-            "source_citation": info.citation, "noise_citation": model.citation,
-            "command": command,
-            "files_note": files_note,
-            "data_root": location[1] if location is not None else "",
-            "layout": describe(request.layout, data.feature_spec) if is_generic(request.source) else "",
-        },
-    })
-    return BuiltConfig(name, data.split, tuple(paths), stats, tuple(notes))
+        "warnings": [_shareable(warning) for step in model.steps() for warning in step.build_warnings(stats)],
+        "provenance": model.provenance(),
+        "examples": written.examples,
+        "card": card_entry(repo, plan, stats, origin, location),
+    }
+
+
+def card_entry(repo: DatasetRepo, plan: ConfigPlan, stats: dict[str, Any], origin: str,
+               location: tuple[str, str, Path] | None) -> dict[str, Any]:
+    """What the card says of the config, kept in the manifest so that the card is rendered from the manifest alone
+    (:mod:`noisecraft.dataset.card`): a config keeps the text of the model version and toolkit that built it, and a
+    reader of the folder needs neither to render or check it."""
+    model, request, info = plan.job.model, plan.request, plan.data.info
+    provenance = model.provenance()
+    command, files_note = _command(request, location, model, plan.job.fields, plan.name, plan.data.split, repo)
+    return {
+        "source_pretty": info.pretty, "hub_id": info.hub_id, "license": info.license,
+        "task_category": info.task_category, "origin": origin, "noise_id": model.noise_id,
+        "noise_name": model.name, "params_json": model.params_json, "description": _shareable(model.describe()),
+        "summary": model.summary(stats),
+        "provenance_json": json.dumps(provenance, sort_keys=True, ensure_ascii=False) if provenance else "",
+        "labels_kept": model.capabilities.edit_log != "whole-field",
+        "param_rows": _param_rows(model),
+        "source_citation": info.citation, "noise_citation": model.citation,
+        "command": command,
+        "files_note": files_note,
+        "data_root": location[1] if location is not None else "",
+        "layout": describe(request.layout, plan.data.feature_spec) if is_generic(request.source) else "",
+    }
 
 
 def _config_spec(request: ConfigRequest, data: SourceData, job: NoiseJob) -> dict[str, Any]:

@@ -145,60 +145,86 @@ def compose(original: str, first: Sequence[Edit], second: Sequence[Edit]) -> tup
     second step undid the first, are dropped; so the result is sorted, non-overlapping, and
     every edit changes text. Raises ``ValueError`` if either log does not match its text.
     """
-    intermediate = apply_edits(original, first)
-    final = apply_edits(intermediate, second)
-    first = [edit for edit in first if edit.original != edit.replacement]
-    second = [edit for edit in second if edit.original != edit.replacement]
-    # where each edit of ``first`` sits in the intermediate text: [starts[i], ends[i])
-    starts: list[int] = []
-    ends: list[int] = []
-    shift = 0
-    for edit in first:
-        starts.append(edit.start + shift)
-        shift += len(edit.replacement) - len(edit.original)
-        ends.append(edit.end + shift)
-    # groups as [lowest, highest] index into ``first`` and the indices into ``second`` they absorbed;
-    # both bounds are monotone in the (sorted) edits of ``second``, so linked edits form runs
-    groups: list[tuple[list[int], list[int]]] = []
-    loose_second: list[int] = []
-    for j, edit in enumerate(second):
-        low = bisect_left(ends, edit.start)  # first edit of ``first`` with ends >= a
-        high = bisect_right(starts, edit.end) - 1  # last edit of ``first`` with starts <= b
-        if low > high:
-            loose_second.append(j)
-        elif groups and low <= groups[-1][0][1]:
-            groups[-1][0][1] = max(groups[-1][0][1], high)
-            groups[-1][1].append(j)
-        else:
-            groups.append(([low, high], [j]))
-    # shift of ``second`` before its edit j, against the intermediate text
-    second_shift = [0]
-    for edit in second:
-        second_shift.append(second_shift[-1] + len(edit.replacement) - len(edit.original))
+    steps = _TwoSteps(original, first, second)
+    groups, loose_second = steps.linked_groups()
     keyed: list[tuple[int, int, Edit]] = []  # (intermediate offset, index into ``second``, edit) to sort by
     absorbed_first: set[int] = set()
     for (low, high), members in groups:
         absorbed_first.update(range(low, high + 1))
+        merged = steps.merged(low, high, members)
+        if merged.original != merged.replacement:
+            keyed.append((min(steps.starts[low], steps.second[members[0]].start), members[0], merged))
+    for i, edit in enumerate(steps.first):
+        if i not in absorbed_first:
+            keyed.append((steps.starts[i], -1, edit))
+    for j in loose_second:
+        keyed.append((steps.second[j].start, j, steps.shifted_back(j)))
+    keyed.sort(key=lambda item: item[:2])
+    return tuple(edit for _, _, edit in keyed)
+
+
+class _TwoSteps:
+    """Two edit logs of :func:`compose` placed in the intermediate text: where each edit of ``first`` sits there
+    (``[starts[i], ends[i])``) and how far ``second`` has shifted the text before each of its edits. Both logs are
+    checked against their texts, then edits that change nothing are left out."""
+
+    def __init__(self, original: str, first: Sequence[Edit], second: Sequence[Edit]) -> None:
+        self.original = original
+        self.intermediate = apply_edits(original, first)
+        self.final = apply_edits(self.intermediate, second)
+        self.first = [edit for edit in first if edit.original != edit.replacement]
+        self.second = [edit for edit in second if edit.original != edit.replacement]
+        first, second = self.first, self.second
+        self.starts: list[int] = []
+        self.ends: list[int] = []
+        shift = 0
+        for edit in first:
+            self.starts.append(edit.start + shift)
+            shift += len(edit.replacement) - len(edit.original)
+            self.ends.append(edit.end + shift)
+        self.second_shift = [0]  # of ``second`` before its edit j, against the intermediate text
+        for edit in second:
+            self.second_shift.append(self.second_shift[-1] + len(edit.replacement) - len(edit.original))
+
+    def linked_groups(self) -> tuple[list[tuple[list[int], list[int]]], list[int]]:
+        """Groups as ``[lowest, highest]`` index into ``first`` and the indices into ``second`` they absorbed, and
+        the edits of ``second`` linked to none; both bounds are monotone in the (sorted) edits of ``second``, so
+        linked edits form runs."""
+        groups: list[tuple[list[int], list[int]]] = []
+        loose_second: list[int] = []
+        for j, edit in enumerate(self.second):
+            low = bisect_left(self.ends, edit.start)  # first edit of ``first`` with ends >= a
+            high = bisect_right(self.starts, edit.end) - 1  # last edit of ``first`` with starts <= b
+            if low > high:
+                loose_second.append(j)
+            elif groups and low <= groups[-1][0][1]:
+                groups[-1][0][1] = max(groups[-1][0][1], high)
+                groups[-1][1].append(j)
+            else:
+                groups.append(([low, high], [j]))
+        return groups, loose_second
+
+    def merged(self, low: int, high: int, members: list[int]) -> Edit:
+        """One edit covering the edits ``first[low..high]`` and ``second[members]``, in original offsets."""
+        first, second, starts, ends = self.first, self.second, self.starts, self.ends
         head, tail = second[members[0]], second[members[-1]]
         # outside the replacements of ``first``, intermediate offsets differ from original ones by a fixed shift
         start = first[low].start + min(0, head.start - starts[low])
         end = first[high].end + max(0, tail.end - ends[high])
-        final_start = min(starts[low], head.start) + second_shift[members[0]]
-        final_end = max(ends[high], tail.end) + second_shift[members[-1] + 1]
+        final_start = min(starts[low], head.start) + self.second_shift[members[0]]
+        final_end = max(ends[high], tail.end) + self.second_shift[members[-1] + 1]
         kinds = [edit.kind for edit in first[low : high + 1]] + [second[j].kind for j in members]
-        # interned: every "a+b" of a build is then one object, which the statistics' C tally matches by identity
+        # interned: every "a+b" of a build is then one object, not one string per edit
         kind = sys.intern("+".join(dict.fromkeys(part for k in kinds for part in k.split("+"))))
-        merged = Edit(start, end, original[start:end], final[final_start:final_end], kind)
-        if merged.original != merged.replacement:
-            keyed.append((min(starts[low], head.start), members[0], merged))
-    for i, edit in enumerate(first):
-        if i not in absorbed_first:
-            keyed.append((starts[i], -1, edit))
-    for j in loose_second:
-        edit = second[j]
-        # a loose edit lies strictly between two replacements of ``first``: shift back by those before it
-        back = bisect_left(ends, edit.start)
-        offset = starts[back] - first[back].start if back < len(first) else len(intermediate) - len(original)
-        keyed.append((edit.start, j, edit._replace(start=edit.start - offset, end=edit.end - offset)))
-    keyed.sort(key=lambda item: item[:2])
-    return tuple(edit for _, _, edit in keyed)
+        return Edit(start, end, self.original[start:end], self.final[final_start:final_end], kind)
+
+    def shifted_back(self, j: int) -> Edit:
+        """Loose edit ``second[j]`` in original offsets: it lies strictly between two replacements of ``first``,
+        so it shifts back by those before it."""
+        edit = self.second[j]
+        back = bisect_left(self.ends, edit.start)
+        if back < len(self.first):
+            offset = self.starts[back] - self.first[back].start
+        else:
+            offset = len(self.intermediate) - len(self.original)
+        return edit._replace(start=edit.start - offset, end=edit.end - offset)

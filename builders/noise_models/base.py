@@ -11,9 +11,10 @@ The **spec** is the frozen dataclass: its fields are the declared parameters
 ASR): :meth:`NoiseModel.runtime` builds it once per process and keeps it there, so worker
 processes receive only the spec and never a pickled dictionary with every batch.
 
-:func:`run_steps` runs a model, or each step of a chain, on one field of a batch: it builds every
-step's record (its own streams; spans, pair context and text carried from the previous step) and
-composes the edit logs against the original text, so any model works inside a chain.
+:func:`model_input` makes the record of one field of a batch once; :func:`run_steps` runs a model, or each step
+of a chain, on it: every later step gets the same record with its own streams and the spans, pair context and
+text carried from the previous step, and the edit logs are composed against the original text, so any model
+works inside a chain.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
@@ -35,7 +36,7 @@ from noisecraft.runtime.device import placement_scope
 if TYPE_CHECKING:  # the source layer is loaded only by models that join
     from noisecraft.sources.join import Join
 
-__all__ = ["Capabilities", "NoiseInput", "NoiseModel", "PairText", "run_steps", "prepare_steps", "step_rngs"]
+__all__ = ["Capabilities", "NoiseInput", "NoiseModel", "PairText", "model_input", "run_steps", "prepare_steps", "step_rngs"]
 
 InputKind = Literal["text", "pair"]
 EditLog = Literal["recorded", "aligned", "whole-field"]
@@ -289,7 +290,7 @@ class NoiseModel:
             raise ConfigError(f"{len(keys)} ids for {len(texts)} texts")
         seed = check_seed(seed)
         if all_plain_texts(texts):  # the common case, checked in C; otherwise row by row, to name a bad one
-            return run_steps(self, list(texts), seed, keys, field, protected, labels)
+            return run_steps(self, model_input(self, texts, seed, keys, field, protected, labels), seed, field)
         pairs = [t if isinstance(t, PairText) else None for t in texts]
         plain = [t.text if isinstance(t, PairText) else t for t in texts]
         for key, text in zip(keys, plain):
@@ -297,7 +298,8 @@ class NoiseModel:
                 problem = text_problem(part)
                 if problem:
                     raise InputError("texts", f"{field!r} {problem}", f"id {key!r}")
-        return run_steps(self, plain, seed, keys, field, protected, labels, pairs if any(pairs) else None)
+        batch = model_input(self, plain, seed, keys, field, protected, labels, pairs if any(pairs) else None)
+        return run_steps(self, batch, seed, field)
 
     def augment(self, texts: Sequence[Any], seed: int = 0, ids: Sequence[str] | None = None) -> list[str]:
         """The noisy texts only (see :meth:`__call__`)."""
@@ -312,23 +314,31 @@ def step_rngs(model: NoiseModel, seed: int, ids: Sequence[str], field: str, step
     return example_rngs(seed, noise_id, digest, ids, key)
 
 
-def run_steps(model: NoiseModel, texts: Sequence[Any], seed: int, ids: Sequence[str], field: str,
-              protected: Sequence[Sequence[Span]] | None = None, labels: Sequence[Any] | None = None,
-              pairs: Sequence[PairText | None] | None = None) -> list[Noised]:
-    """Apply a model (or each step of a chain) to one field of a batch: each step gets the whole record
-    (its own streams; the ids, labels and joined text of the rows; spans and pair context carried from
-    the previous step's output). The edit log is composed against the original text; the per-row
-    columns are the last step's (only the last step of a chain may declare any)."""
-    return _walk(model, texts, seed, ids, field, protected, labels, pairs, prepare=False)
+def model_input(model: NoiseModel, texts: Sequence[Any], seed: int, ids: Sequence[str], field: str,
+                protected: Sequence[Sequence[Span]] | None = None, labels: Sequence[Any] | None = None,
+                pairs: Sequence[PairText | None] | None = None) -> NoiseInput:
+    """The record of one field of a batch as ``model`` (the first step of a chain) receives it: its streams and the
+    text of its join included. Built once per batch (by the build's :mod:`~noisecraft.building.noising` or a
+    model's ``__call__``) and passed whole to :func:`run_steps` / :func:`prepare_steps`; later steps of a chain get
+    the same record with their own streams, join and the previous step's texts, spans and pairs."""
+    ids = list(map(str, ids))
+    first = model.steps()[0]
+    return NoiseInput(texts, step_rngs(first, seed, ids, field, 0), ids, protected, labels, pairs, _joined(first, ids))
 
 
-def prepare_steps(model: NoiseModel, texts: Sequence[Any], seed: int, ids: Sequence[str], field: str,
-                  protected: Sequence[Sequence[Span]] | None = None, labels: Sequence[Any] | None = None,
-                  pairs: Sequence[PairText | None] | None = None, progress: bool = True) -> None:
-    """Hand every model-based step the inputs it will see for the whole split (``texts``: every row):
+def run_steps(model: NoiseModel, batch: NoiseInput, seed: int, field: str) -> list[Noised]:
+    """Apply a model (or each step of a chain) to ``batch``, one field of a batch of rows (see :func:`model_input`):
+    each step gets the whole record (its own streams; the ids, labels and joined text of the rows; spans and pair
+    context carried from the previous step's output). The edit log is composed against the original text; the
+    per-row columns are the last step's (only the last step of a chain may declare any)."""
+    return _walk(model, batch, seed, field, prepare=False)
+
+
+def prepare_steps(model: NoiseModel, batch: NoiseInput, seed: int, field: str, progress: bool = True) -> None:
+    """Hand every model-based step the inputs it will see for the whole split (``batch``: every row):
     a step after the first gets the previous steps' outputs (the rule-based steps among them run here
     once more), so its inner batches depend on the split only, never on the build's batches."""
-    _walk(model, texts, seed, ids, field, protected, labels, pairs, prepare=True, progress=progress)
+    _walk(model, batch, seed, field, prepare=True, progress=progress)
 
 
 def _joined(model: NoiseModel, ids: Sequence[str]) -> list[str] | None:
@@ -341,21 +351,21 @@ def _joined(model: NoiseModel, ids: Sequence[str]) -> list[str] | None:
     return joined_texts(join, ids)
 
 
-def _walk(model: NoiseModel, texts: Sequence[Any], seed: int, ids: Sequence[str], field: str,
-          protected: Sequence[Sequence[Span]] | None, labels: Sequence[Any] | None,
-          pairs: Sequence[PairText | None] | None, *, prepare: bool, progress: bool = False) -> list[Noised]:
+def _walk(model: NoiseModel, batch: NoiseInput, seed: int, field: str, *, prepare: bool,
+          progress: bool = False) -> list[Noised]:
     steps = model.steps()
-    ids = list(map(str, ids))
+    texts = batch.texts
     current = list(texts)
-    spans = [list(p) for p in protected] if protected else None
-    context = list(pairs) if pairs is not None else None
+    spans = [list(p) for p in batch.protected] if batch.protected is not None else None
+    context = list(batch.pairs) if batch.pairs is not None else None
     logs: list[tuple] = [()] * len(current)
     failures: list[str | None] = [None] * len(current)
     columns: list[Mapping[str, Any] | None] = [None] * len(current)
     last_model_based = max((i for i, step in enumerate(steps) if step.capabilities.model_based), default=-1)
     for index, step in enumerate(steps):
-        batch = NoiseInput(current, step_rngs(step, seed, ids, field, index), ids, spans, labels, context,
-                           _joined(step, ids))
+        if index:
+            batch = replace(batch, texts=current, rngs=step_rngs(step, seed, batch.ids, field, index),  # type: ignore[arg-type]
+                            protected=spans, pairs=context, joined=_joined(step, batch.ids))  # type: ignore[arg-type]
         if prepare:
             if step.capabilities.model_based:
                 step.prepare(batch, progress)

@@ -122,6 +122,16 @@ class NoiseInput:
         """Row ``index``'s protected spans (empty where there are none)."""
         return self.protected[index] if self.protected is not None else ()
 
+    @classmethod
+    def concat(cls, parts: Sequence[NoiseInput]) -> NoiseInput:
+        """The rows of ``parts`` (records of one field, made alike) one after another: a split read in slices."""
+        def joined(name: str) -> list[Any] | None:
+            values = [getattr(part, name) for part in parts]
+            return None if all(v is None for v in values) else [
+                item for part, v in zip(parts, values) for item in (v if v is not None else [()] * len(part))]
+        return cls(*(joined(name) or [] for name in ("texts", "rngs", "ids")),  # type: ignore[arg-type]
+                   protected=joined("protected"), labels=joined("labels"), pairs=joined("pairs"), joined=joined("joined"))
+
     def take(self, indices: Sequence[int]) -> NoiseInput:
         """The rows at ``indices``, in that order (every per-row sequence cut alike)."""
         pick = (lambda values: None if values is None else [values[i] for i in indices])  # noqa: E731
