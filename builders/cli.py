@@ -38,6 +38,7 @@ EPILOG = """examples:
   noisecraft mine gec official-2014.combined.m2 ABCN.dev.gold.bea19.m2 --out gec-confusions/
   noisecraft mine misspellings wikipedia_for_machines.txt --keyboard-only --out misspellings-en/
   noisecraft mine reduplication tweets.csv --lexicon positive-words.txt negative-words.txt --out redup-en/
+  noisecraft mine typing clean-noisy.tsv --out my-typing/   (then --noise 'typing(model=my-typing)')
   noisecraft build --source xquad --lang hi --noise 'wikiedit(dictionary=wikiedits-hi/)' --out out/
   noisecraft evaluate --dataset out/ --model deepset/roberta-base-squad2 --out report/
   noisecraft export lm-eval out/ --out tasks/      # then: lm_eval ... --include_path tasks/ --log_samples --output_path run/
@@ -226,6 +227,19 @@ def _parser() -> argparse.ArgumentParser:
     gec.add_argument("--strict", action="store_true",
                      help="stop at the first bad annotation (malformed, offsets outside the sentence, unknown tag) "
                           "instead of skipping and counting it")
+    typing = miners.add_parser(
+        "typing", help="a typing model (which words people hit, and how) from parallel clean/noisy text, M2 or word lists",
+        description="Fit a typing model for `--noise 'typing(model=OUT)'` from parallel text (TSV clean<TAB>noisy, JSONL "
+                    "with clean/noisy, or SQuAD-format JSON files given in pairs, clean then noisy, paired by question "
+                    "id), GEC M2 files (their spelling and orthography edits) or misspelling lists (per-word statistics "
+                    "only). Pairs that are different texts are skipped and counted.")
+    typing.add_argument("inputs", nargs="+", type=Path, metavar="INPUT", help="parallel text, M2 files, misspelling lists")
+    typing.add_argument("--out", type=Path, required=True, help="model folder (typing-model.json and its README.md)")
+    typing.add_argument("--lang", default="en", help="language of the text (default: %(default)s)")
+    typing.add_argument("--layout", help="keyboard layout the text was typed on (default: the language's native layout)")
+    typing.add_argument("--min-similarity", type=float, default=0.5,
+                        help="pairs less similar (normalised Levenshtein) are different texts, skipped (default: %(default)s)")
+    typing.add_argument("--overwrite", action="store_true", help="replace a model already in --out")
     for miner in (wiki, misspellings, redup, gec):
         miner.add_argument("--out", type=Path, required=True, help="output folder (a Hub dataset repo on disk)")
         miner.add_argument("--config-name", help="config name (default: <miner>-<lang>)")
@@ -237,7 +251,7 @@ def _parser() -> argparse.ArgumentParser:
     wiki.add_argument("--keep-going", action="store_true",
                       help="skip dump files that are not readable MediaWiki dumps (not XML, other XML, tar, unreadable, "
                            "missing) instead of stopping; the card lists them under skipped_files")
-    for miner in (misspellings, redup, gec):
+    for miner in (misspellings, redup, gec, typing):
         miner.add_argument("--encoding", default="auto",
                            help="input encoding: auto (UTF-8; lines that are not UTF-8 are read as latin-1 and reported) "
                                 "or a codec such as latin-1 or cp1252 (default: %(default)s)")
@@ -401,6 +415,8 @@ def _miner_options(args: argparse.Namespace) -> dict[str, object]:
                 "ray_address": args.ray_address}
     if args.miner == "gec":
         return {"strict": args.strict, "encoding": args.encoding}
+    if args.miner == "typing":
+        return {"layout": args.layout, "min_similarity": args.min_similarity, "encoding": args.encoding}
     if args.miner == "reduplication":
         return {"lexicon_files": args.lexicon, "encoding": args.encoding, "num_proc": max(_num_proc(args), 1),
                 "engine": args.engine, "ray_address": args.ray_address}
@@ -411,6 +427,12 @@ def _miner_options(args: argparse.Namespace) -> dict[str, object]:
 def cmd_mine(args: argparse.Namespace) -> int:
     from noisecraft.mining.registry import mine
 
+    if args.miner == "typing":
+        fitted, path = mine("typing", args.inputs, args.out, lang=args.lang, overwrite=args.overwrite,
+                            **_miner_options(args))
+        print(fitted.summary())
+        print(f"model: {path}\ncard: {args.out / 'README.md'}")
+        return 0
     mined, path = mine(args.miner, args.inputs, args.out, lang=args.lang, config_name=args.config_name,
                        version=args.dataset_version, pretty_name=args.name, overwrite=args.overwrite,
                        **_miner_options(args))
