@@ -212,7 +212,7 @@ def _word_edits(process: TypingProcess, text: str, start: int, end: int, rng: Ex
         if cells & used:
             continue
         used |= cells
-        edits.append(Edit(start + i, start + j, word[i:j], replacement, f"typing:{kind}"))
+        edits.append(Edit(start + i, start + j, text[start + i:start + j], replacement, f"typing:{kind}"))
     return edits
 
 

@@ -188,10 +188,22 @@ def _collapse_replaced_words(edits: list[TypedEdit], words: tuple[tuple[int, int
 
 
 def align_texts(clean: str, noisy: str, positions: dict[str, tuple[int, float]]) -> AlignedText:
-    """The classified edits turning ``clean`` into ``noisy`` (see the module docstring)."""
+    """The classified edits turning ``clean`` into ``noisy`` (see the module docstring).
+
+    A dropped final ``?`` is taken out before the alignment: left in, a minimal alignment may swap it for a
+    neighbouring letter (``ab?`` -> ``ba`` is ``a`` deleted and ``?`` replaced by ``a``, two edits of the wrong kinds).
+    """
     classifier = Classifier(clean, positions)
-    edits = [edit for op in char_ops(clean, noisy) for edit in classifier.classify(op)]
+    final = classifier.final_question
+    edits: list[TypedEdit] = []
+    aligned = clean
+    if final >= 0 and not noisy.rstrip().endswith("?"):
+        edits.append(TypedEdit("final-question-dropped"))
+        aligned = clean[:final] + clean[final + 1:]
+    for name, i, old, new in char_ops(aligned, noisy):
+        i = i + 1 if aligned is not clean and i >= final else i
+        edits += classifier.classify((name, i, old, new))
     edits = _collapse_replaced_words(edits, classifier.words)
-    punctuation = sum(1 for i, c in enumerate(clean) if is_punctuation(c) and i != classifier.final_question)
+    punctuation = sum(1 for i, c in enumerate(clean) if is_punctuation(c) and i != final)
     surplus = clean != clean.strip() or "  " in clean
-    return AlignedText(classifier.words, tuple(edits), classifier.final_question >= 0, punctuation, surplus)
+    return AlignedText(classifier.words, tuple(edits), final >= 0, punctuation, surplus)
