@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import sys
 import tempfile
-from collections import Counter
 from pathlib import Path
 
 from noisecraft.core.stats import field_scores, format_table
@@ -26,7 +25,7 @@ from noisecraft.mining.typing.fit import count_pairs
 from noisecraft.mining.typing.inputs import m2_pair
 from noisecraft.noise_models.keyboard_layouts import load_layout
 from noisecraft.noise_models.registry import create
-from noisecraft.noise_models.typing_format import WORD_KINDS, TEXT_KINDS, key_positions
+from noisecraft.noise_models.typing_format import TEXT_KINDS, WORD_KINDS, key_positions
 
 CORPORA = Path(__file__).resolve().parents[1].parent / "shared" / "corpora"
 DEFAULT = [CORPORA / "gec/wi+locness/m2/ABCN.dev.gold.bea19.m2", CORPORA / "gec/wi+locness/m2/C.train.gold.bea19.m2"]
