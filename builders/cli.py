@@ -239,6 +239,7 @@ def _parser() -> argparse.ArgumentParser:
     typing.add_argument("--layout", help="keyboard layout the text was typed on (default: the language's native layout)")
     typing.add_argument("--min-similarity", type=float, default=0.5,
                         help="pairs less similar (normalised Levenshtein) are different texts, skipped (default: %(default)s)")
+    typing.add_argument("--description", help="what the data is, for the model file and its card (default: the inputs)")
     typing.add_argument("--overwrite", action="store_true", help="replace a model already in --out")
     for miner in (wiki, misspellings, redup, gec):
         miner.add_argument("--out", type=Path, required=True, help="output folder (a Hub dataset repo on disk)")
@@ -416,7 +417,8 @@ def _miner_options(args: argparse.Namespace) -> dict[str, object]:
     if args.miner == "gec":
         return {"strict": args.strict, "encoding": args.encoding}
     if args.miner == "typing":
-        return {"layout": args.layout, "min_similarity": args.min_similarity, "encoding": args.encoding}
+        return {"layout": args.layout, "min_similarity": args.min_similarity, "encoding": args.encoding,
+                "description": args.description}
     if args.miner == "reduplication":
         return {"lexicon_files": args.lexicon, "encoding": args.encoding, "num_proc": max(_num_proc(args), 1),
                 "engine": args.engine, "ray_address": args.ray_address}

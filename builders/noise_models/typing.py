@@ -5,7 +5,8 @@ process that produced them:
 
 1. each text draws a rate factor ``m`` (one of the model's equal-probability Gamma quantiles, mean 1), so
    errors cluster in some texts as they do in the data;
-2. each word (a run of word characters) is hit with probability ``rate_scale * m * h(length) * f(place)``,
+2. each word (:func:`~noisecraft.core.text_units.word_spans` in the model's language, as the miner counted them)
+   is hit with probability ``rate_scale * m * h(length) * f(place)``,
    ``h`` the model's hit rate for words of its length and ``f`` the ratio of the hit rate of its place (first,
    middle, last word) to the overall rate; a hit word gets one, two or three edits as the model counts them;
 3. each edit's kind is drawn from the model's mix of word kinds, its place in the word from that kind's
@@ -30,7 +31,7 @@ from noisecraft.core.citations import NOISEQA_CITATION
 from noisecraft.core.edits import Edit, Noised, Span, noised_from_edits, overlaps
 from noisecraft.core.params import file_digest, param
 from noisecraft.core.seeding import ExampleRng
-from noisecraft.core.text_units import word_pattern
+from noisecraft.core.text_units import word_spans
 from noisecraft.errors import ConfigError
 from noisecraft.noise_models.base import NoiseInput, NoiseModel
 from noisecraft.noise_models.keyboard_layouts import KeyboardLayout, load_layout
@@ -95,6 +96,7 @@ class TypingProcess:
     added_chars: tuple[str, ...]
     added_weights: tuple[int, ...]
     letters: dict[str, dict[str, tuple[str, ...]]]
+    lang: str
     digest: str
 
 
@@ -130,7 +132,7 @@ def load_process(model_value: str, word_rate: float | None) -> TypingProcess:
         position_weights={k: tuple(model["position_in_word"].get(k) or overall_positions) for k in kinds},
         far_bins=("2", "3+"), far_weights=(model["key_distance"]["2"], model["key_distance"]["3+"]),
         events=events, added_chars=tuple(added), added_weights=tuple(added.values()), letters=letters,
-        digest=file_digest(model_path(model_value)),
+        lang=model["lang"], digest=file_digest(model_path(model_value)),
     )
 
 
@@ -153,7 +155,7 @@ def _far_letter(process: TypingProcess, char: str, rng: ExampleRng) -> str | Non
 def _insertion(process: TypingProcess, kind: str, word: str, at: int, rng: ExampleRng) -> WordEdit | None:
     beside = word[at - 1] if at > 0 else word[0]
     if kind == "insertion-doubling":
-        return at, at, beside
+        return (at, at, beside) if beside.isalnum() else None
     table = process.letters.get(beside)
     if table is None:
         return None
@@ -187,8 +189,8 @@ def word_edit(process: TypingProcess, kind: str, word: str, after: str, rng: Exa
     if n < 2 and kind in ("deletion", "transposition"):
         return None
     i = _index_in_bin(rng, bin_, n, n)
-    if kind == "deletion":
-        return i, i + 1, ""
+    if kind == "deletion":  # a punctuation mark inside a word (long-term) is the punctuation kinds' business
+        return (i, i + 1, "") if word[i].isalnum() else None
     if kind == "transposition":
         i = min(i, n - 2)
         return (i, i + 2, word[i + 1] + word[i]) if word[i] != word[i + 1] else None
@@ -257,7 +259,7 @@ def text_events(process: TypingProcess, text: str, words: Sequence[Span], scale:
 
 def sample_text(process: TypingProcess, text: str, rng: ExampleRng, scale: float, spans: Sequence[Span]) -> Noised:
     """One text through the fitted process (see the module docstring for the order of the draws)."""
-    words = [m.span() for m in word_pattern().finditer(text)]
+    words = word_spans(text, process.lang)
     multipliers = process.multipliers
     factor = scale * (multipliers[rng.below(len(multipliers))] if len(multipliers) > 1 else multipliers[0])
     edits: list[Edit] = []

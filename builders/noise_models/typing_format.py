@@ -16,7 +16,16 @@ Format (``format_version`` 1; every count is an integer):
 * ``text_events``: ``{kind: [eligible, happened]}`` for the text-level kinds, and ``punctuation_added_chars``;
 * ``dispersion``: the negative-binomial fit of per-text hit counts (``inverse_k``; 0 is no extra dispersion) and
   ``rate_multipliers``, equal-probability quantiles of the Gamma(k, 1/k) per-text factor the sampler draws from;
-* ``counts`` and ``provenance``: texts, words, skipped pairs by reason; inputs with their sha256.
+* ``counts`` and ``provenance``: texts, words, skipped pairs by reason; inputs with their sha256;
+* ``description``: what the data is (the card opens with it).
+
+The built-in model (:data:`BUILTIN_MODEL`) is fitted from the spelling and orthography edits of learner essays
+(W&I+LOCNESS and CoNLL-2014 M2 files): learner writing, not typing. It was made with::
+
+    noisecraft mine typing gec/wi+locness/m2/ABCN.dev.gold.bea19.m2 gec/wi+locness/m2/C.train.gold.bea19.m2 \
+        gec/conll14st-test-data/noalt/official-2014.combined.m2 --description "..." --out DIR
+
+(paths under the shared corpora) and ``DIR/typing-model.json`` copied here.
 
 A model fitted from misspelling lists alone has no ``hit_by_length`` (every listed word is misspelt, so
 no hit rate can be estimated): ``typing@1`` then needs ``word_rate=``.

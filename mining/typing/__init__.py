@@ -33,10 +33,9 @@ MIN_SIMILARITY = 0.5
 
 @dataclass(frozen=True)
 class FittedTyping:
-    """A fitted typing model (the content of ``typing-model.json``) and the description its card opens with."""
+    """A fitted typing model: the content of ``typing-model.json`` (its ``description`` opens the card)."""
 
     model: dict[str, Any]
-    description: str
 
     def summary(self) -> str:
         """The table ``mine typing`` prints."""
@@ -51,7 +50,7 @@ class FittedTyping:
         out.mkdir(parents=True, exist_ok=True)
         staged = out / f".{MODEL_FILE}.tmp"
         staged.write_text(json.dumps(self.model, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-        (out / "README.md").write_text(card(self.model, self.description), encoding="utf-8")
+        (out / "README.md").write_text(card(self.model), encoding="utf-8")
         shutil.move(staged, path)
         return path
 
@@ -86,12 +85,13 @@ def mine_typing(paths: Sequence[Path], lang: str = "en", layout: str | None = No
                 min_similarity: float = MIN_SIMILARITY, encoding: str = AUTO,
                 description: str | None = None) -> FittedTyping:
     """Fit a typing model from ``paths`` (see :mod:`.inputs` for what each may be) on ``layout`` (default: the
-    native layout of ``lang``); an input set with no usable edit is an :class:`InputError` naming it."""
+    native layout of ``lang``); ``description`` (what the data is) opens the card, else one naming the inputs.
+    An input set with no usable edit is an :class:`InputError` naming it."""
     layout = layout or layout_for_language(lang).name
     positions = key_positions(load_layout(layout))
     inputs = read_inputs(paths, encoding)
     texts, words, skipped = _pairs(inputs, min_similarity)
-    counts = count_pairs(texts, words, positions)
+    counts = count_pairs(texts, words, positions, lang)
     fitted = model_counts(counts)
     edits = sum(fitted["edit_mix"].values())
     names = ", ".join(str(p) for p in paths)
@@ -110,5 +110,6 @@ def mine_typing(paths: Sequence[Path], lang: str = "en", layout: str | None = No
         **fitted,
     }
     kinds = sorted({read.kind for read in inputs})
-    return FittedTyping(model, description or f"A typing model fitted from {', '.join(kinds)} input: "
-                                              f"{', '.join(Path(p).name for p in paths)}.")
+    model["description"] = description or (f"A typing model fitted from {', '.join(kinds)} input: "
+                                            f"{', '.join(Path(p).name for p in paths)}.")
+    return FittedTyping(model)

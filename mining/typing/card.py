@@ -64,14 +64,14 @@ def summary(model: dict[str, Any]) -> str:
     return "\n\n".join((head, mix_table(model), hit_table(model)))
 
 
-def card(model: dict[str, Any], description: str) -> str:
+def card(model: dict[str, Any]) -> str:
     """The model folder's README.md."""
     inputs = "\n".join(f"- `{i['file']}` ({i['kind']}), sha256 `{i['sha256']}`" for i in model["provenance"]["inputs"])
     counts = model["counts"]
     skipped = ", ".join(f"{reason}: {n}" for reason, n in counts["skipped"].items()) or "none"
     return f"""# Typing model ({model['lang']}, `{model['layout']}` layout)
 
-{description}
+{model['description']}
 
 Fitted by noisecraft {model['provenance']['toolkit_version']} (`noisecraft mine typing`), file format
 {model['format_version']}. Use it with `--noise 'typing(model=THIS_FOLDER)'` (optionally `rate_scale=`).

@@ -16,7 +16,8 @@ Damerau distances give no operations. Each operation is then classified from the
 * a word with edits at half its characters or more (two at least) is one ``word-replacement``.
 
 Word edits belong to the clean word they touch (an insertion after a word's last letter, or the space after it,
-to that word): words are runs of word characters (:func:`noisecraft.core.text_units.word_pattern`).
+to that word): words are those of :func:`noisecraft.core.text_units.word_spans` in the model's language
+(``doesn't`` and ``long-term`` whole; Thai, Chinese and Japanese segmented), the words ``typing@1`` samples.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from dataclasses import dataclass
 
 from rapidfuzz.distance import Levenshtein
 
-from noisecraft.core.text_units import word_pattern
+from noisecraft.core.text_units import word_spans
 from noisecraft.noise_models.typing_format import distance_bin, position_bin
 
 #: Raw operation: (operation, clean index, clean characters, noisy characters).
@@ -100,12 +101,12 @@ def char_ops(clean: str, noisy: str) -> Iterator[Op]:
 
 
 class Classifier:
-    """Classifies the edits of one clean text on a layout (``positions``: :func:`key_positions` of it)."""
+    """Classifies the edits of one clean text in ``lang`` on a layout (``positions``: :func:`key_positions` of it)."""
 
-    def __init__(self, clean: str, positions: dict[str, tuple[int, float]]) -> None:
+    def __init__(self, clean: str, positions: dict[str, tuple[int, float]], lang: str = "en") -> None:
         self.clean = clean
         self.positions = positions
-        self.words = tuple(m.span() for m in word_pattern().finditer(clean))
+        self.words = tuple(word_spans(clean, lang))
         self.owner = [-1] * len(clean)
         for w, (s, e) in enumerate(self.words):
             self.owner[s:e] = [w] * (e - s)
@@ -187,13 +188,13 @@ def _collapse_replaced_words(edits: list[TypedEdit], words: tuple[tuple[int, int
     return kept + [TypedEdit("word-replacement", w) for w in sorted(replaced)]
 
 
-def align_texts(clean: str, noisy: str, positions: dict[str, tuple[int, float]]) -> AlignedText:
+def align_texts(clean: str, noisy: str, positions: dict[str, tuple[int, float]], lang: str = "en") -> AlignedText:
     """The classified edits turning ``clean`` into ``noisy`` (see the module docstring).
 
     A dropped final ``?`` is taken out before the alignment: left in, a minimal alignment may swap it for a
     neighbouring letter (``ab?`` -> ``ba`` is ``a`` deleted and ``?`` replaced by ``a``, two edits of the wrong kinds).
     """
-    classifier = Classifier(clean, positions)
+    classifier = Classifier(clean, positions, lang)
     final = classifier.final_question
     edits: list[TypedEdit] = []
     aligned = clean

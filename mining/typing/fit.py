@@ -122,13 +122,13 @@ def rate_multipliers(inv_k: float) -> list[float]:
 
 
 def count_pairs(texts: Iterable[tuple[str, str]], words: Iterable[tuple[str, str]],
-                positions: dict[str, tuple[int, float]]) -> Counts:
-    """Counts of aligned parallel ``texts`` and of misspelt ``words`` (per-word statistics only)."""
+                positions: dict[str, tuple[int, float]], lang: str = "en") -> Counts:
+    """Counts of aligned parallel ``texts`` and of misspelt ``words`` (per-word statistics only) in ``lang``."""
     counts = Counts()
     for clean, noisy in texts:
-        counts.add_text(align_texts(clean, noisy, positions))
+        counts.add_text(align_texts(clean, noisy, positions, lang))
     for correct, wrong in words:
-        aligned = align_texts(correct, wrong, positions)
+        aligned = align_texts(correct, wrong, positions, lang)
         counts.add_edits(aligned)
         counts.list_pairs += 1
     return counts
