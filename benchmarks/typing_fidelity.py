@@ -8,7 +8,11 @@ aligner, so the edit mix and the hit-rate curve compare like with like. Nothing 
 once and sampled once (seed 0). The fitted half's own figures are printed beside them: where the sample
 differs from the held-back half as much as the two real halves differ, the gap is the data's, not the model's.
 
-Run: ``python benchmarks/typing_fidelity.py [M2 FILE ...]`` (default: the shared corpora's W&I+LOCNESS files).
+A second set, ``--jfleg``: JFLEG's dev and test learner sentences (noisy) against the same sentences spell-checked
+by Enchant, as JFLEG releases them (clean: a spell-checker's guess, so some "corrections" are other words).
+
+Run: ``python benchmarks/typing_fidelity.py [M2 FILE ... | --jfleg]`` (default: the shared corpora's W&I+LOCNESS
+files).
 Goal (issue 37): CER, WER and the changed share within 15 % (relative) of the real noisy half; edit-type shares
 within 5 points.
 """
@@ -33,9 +37,19 @@ DEFAULT = [CORPORA / "gec/wi+locness/m2/ABCN.dev.gold.bea19.m2", CORPORA / "gec/
 LENGTHS = ("1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13+")
 
 
-def halves(paths: list[Path]) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
-    pairs = [m2_pair(s) for path in paths for s in read_m2(path).sentences]
-    return pairs[0::2], pairs[1::2]
+def m2_pairs(paths: list[Path]) -> list[tuple[str, str]]:
+    return [m2_pair(s) for path in paths for s in read_m2(path).sentences]
+
+
+def jfleg_pairs() -> list[tuple[str, str]]:
+    """JFLEG dev and test: (spell-checked sentence, sentence as written), trailing spaces of the release dropped."""
+    pairs = []
+    for split in ("dev", "test"):
+        folder = CORPORA / "gec" / "jfleg" / split
+        clean = (folder / f"{split}.spellchecked.src").read_text(encoding="utf-8").splitlines()
+        noisy = (folder / f"{split}.src").read_text(encoding="utf-8").splitlines()
+        pairs += [(c.strip(), n.strip()) for c, n in zip(clean, noisy, strict=True)]
+    return pairs
 
 
 def profile(pairs: list[tuple[str, str]]) -> dict[str, object]:
@@ -49,8 +63,8 @@ def profile(pairs: list[tuple[str, str]]) -> dict[str, object]:
             "hits": {b: 100 * h / w if w else 0.0 for b, (w, h) in counts.hit_by_length.items()}}
 
 
-def main(paths: list[Path]) -> int:
-    fit, held = halves(paths)
+def main(pairs: list[tuple[str, str]]) -> int:
+    fit, held = pairs[0::2], pairs[1::2]
     with tempfile.TemporaryDirectory() as folder:
         tsv = Path(folder) / "fit.tsv"
         tsv.write_text("".join(f"{c}\t{n}\n" for c, n in fit), encoding="utf-8")
@@ -77,4 +91,4 @@ def main(paths: list[Path]) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main([Path(p) for p in sys.argv[1:]] or DEFAULT))
+    sys.exit(main(jfleg_pairs() if sys.argv[1:] == ["--jfleg"] else m2_pairs([Path(p) for p in sys.argv[1:]] or DEFAULT)))
