@@ -23,6 +23,7 @@ left alone. Every edit is recorded as ``typing:<kind>``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -43,6 +44,8 @@ from noisecraft.noise_models.typing_format import (
     UNSAMPLED_KINDS,
     WORD_KINDS,
     distance_bin,
+    is_punctuation,
+    key_positions,
     length_bucket,
     model_path,
     position_bin,
@@ -54,9 +57,10 @@ from noisecraft.noise_models.typing_format import (
 SMOOTHING_WORDS = 5.0
 #: Kinds drawn per edit before a word's edit is given up (a kind may not apply to the word).
 KIND_ATTEMPTS = 3
-PUNCTUATION = frozenset("!\"#%&'()*,-./:;?@[]_{}¡§«»¿‐–—‘’“”…")
 
 WordEdit = tuple[int, int, str]
+#: Characters that may be punctuation (checked by category): the rest are word characters or spaces.
+_NOT_WORD_OR_SPACE = re.compile(r"[^\w\s]")
 
 
 def _letter_tables(layout: KeyboardLayout) -> dict[str, dict[str, tuple[str, ...]]]:
@@ -121,8 +125,8 @@ def load_process(model_value: str, word_rate: float | None) -> TypingProcess:
     overall_positions = [sum(bins[i] for bins in model["position_in_word"].values()) for i in range(POSITION_BINS)]
     events = {kind: (happened / eligible if eligible else 0.0)
               for kind, (eligible, happened) in (model["text_events"] or {}).items()}
-    letters = _letter_tables(load_layout(model["layout"]))
-    typeable = {char for table in letters.values() for chars in table.values() for char in chars} | set(PUNCTUATION)
+    layout = load_layout(model["layout"])
+    typeable = key_positions(layout)
     added = {c: n for c, n in model["punctuation_added_chars"].items() if c in typeable}
     return TypingProcess(
         hit_by_length=by_length, place_factor=places,
@@ -131,7 +135,7 @@ def load_process(model_value: str, word_rate: float | None) -> TypingProcess:
         kinds=kinds, kind_weights=tuple(model["edit_mix"][k] for k in kinds),
         position_weights={k: tuple(model["position_in_word"].get(k) or overall_positions) for k in kinds},
         far_bins=("2", "3+"), far_weights=(model["key_distance"]["2"], model["key_distance"]["3+"]),
-        events=events, added_chars=tuple(added), added_weights=tuple(added.values()), letters=letters,
+        events=events, added_chars=tuple(added), added_weights=tuple(added.values()), letters=_letter_tables(layout),
         lang=model["lang"], digest=file_digest(model_path(model_value)),
     )
 
@@ -241,8 +245,9 @@ def text_events(process: TypingProcess, text: str, words: Sequence[Span], scale:
             and not overlaps(final, final + 1, spans):
         edits.append(Edit(final, final + 1, "?", "", "typing:final-question-dropped"))
     if rate.get("punctuation-dropped"):
-        for i, char in enumerate(text):
-            if char in PUNCTUATION and i != final and rng.random() < rate["punctuation-dropped"] \
+        for match in _NOT_WORD_OR_SPACE.finditer(text):  # a draw for each punctuation mark, as the miner counts them
+            i, char = match.start(), match.group()
+            if is_punctuation(char) and i != final and rng.random() < rate["punctuation-dropped"] \
                     and not overlaps(i, i + 1, spans):
                 edits.append(Edit(i, i + 1, char, "", "typing:punctuation-dropped"))
     if rate.get("punctuation-added") and process.added_chars:

@@ -34,6 +34,7 @@ no hit rate can be estimated): ``typing@1`` then needs ``word_rate=``.
 from __future__ import annotations
 
 import json
+import unicodedata
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -62,6 +63,11 @@ POSITIONS = ("first", "middle", "last")
 POSITION_BINS = 5
 EDITS_PER_WORD = ("1", "2", "3+")
 DISTANCE_BINS = ("1", "2", "3+", "off-layout")
+
+
+def is_punctuation(char: str) -> bool:
+    """Punctuation or symbol (Unicode categories P and S): what the punctuation kinds drop and add."""
+    return unicodedata.category(char)[0] in "PS"
 
 
 def length_bucket(length: int) -> str:

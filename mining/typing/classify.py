@@ -22,14 +22,13 @@ to that word): words are those of :func:`noisecraft.core.text_units.word_spans` 
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 from rapidfuzz.distance import Levenshtein
 
 from noisecraft.core.text_units import word_spans
-from noisecraft.noise_models.typing_format import distance_bin, position_bin
+from noisecraft.noise_models.typing_format import distance_bin, is_punctuation, position_bin
 
 #: Raw operation: (operation, clean index, clean characters, noisy characters).
 Op = tuple[str, int, str, str]
@@ -56,11 +55,6 @@ class AlignedText:
     final_question: bool
     punctuation: int
     surplus_space: bool
-
-
-def is_punctuation(char: str) -> bool:
-    """Punctuation or symbol (Unicode categories P and S)."""
-    return unicodedata.category(char)[0] in "PS"
 
 
 def _transposition(op: object, following: object, clean: str, noisy: str) -> int | None:

@@ -30,7 +30,7 @@ from noisecraft.core.text_files import AUTO, decode_file, read_bytes
 from noisecraft.errors import InputError
 from noisecraft.mining.gec_m2 import M2Edit, M2Sentence, read_m2
 from noisecraft.mining.misspellings import read_misspelling_file
-from noisecraft.mining.typing.classify import is_punctuation
+from noisecraft.noise_models.typing_format import is_punctuation
 
 InputKind = Literal["parallel", "m2", "list"]
 Pair = tuple[str, str]
