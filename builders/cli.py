@@ -39,6 +39,7 @@ EPILOG = """examples:
   noisecraft mine gec official-2014.combined.m2 ABCN.dev.gold.bea19.m2 --out gec-confusions/
   noisecraft mine misspellings wikipedia_for_machines.txt --keyboard-only --out misspellings-en/
   noisecraft mine reduplication tweets.csv --lexicon positive-words.txt negative-words.txt --out redup-en/
+  noisecraft mine typing clean-noisy.tsv --out my-typing/   (then --noise 'typing(model=my-typing)')
   noisecraft build --source xquad --lang hi --noise 'wikiedit(dictionary=wikiedits-hi/)' --out out/
   noisecraft evaluate --dataset out/ --model deepset/roberta-base-squad2 --out report/
   noisecraft export lm-eval out/ --out tasks/      # then: lm_eval ... --include_path tasks/ --log_samples --output_path run/

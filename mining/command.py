@@ -17,7 +17,8 @@ from noisecraft.version import DEFAULT_DATASET_VERSION
 
 
 def add_parser(commands: Any) -> argparse.ArgumentParser:
-    """The ``mine`` subcommand with one sub-subcommand per miner."""
+    """The ``mine`` subcommand with one sub-subcommand per miner (a miner that fits a model writes a model folder,
+    not a dataset config, so it takes no naming options)."""
     parser = commands.add_parser(
         "mine", help="mine natural-noise dictionaries from real corpora (Wikipedia history, tweets, misspelling lists, GEC M2)",
         description="Turn real corpora into natural-noise dictionaries (correct -> noisy forms with counts and "
@@ -39,12 +40,16 @@ def _add_miner(miners: Any, miner: Miner) -> None:
         parser.add_argument("--lang", default=miner.lang, help="language of the inputs (default: %(default)s)")
     if miner.add_options is not None:
         miner.add_options(parser)
-    parser.add_argument("--out", type=Path, required=True, help="output folder (a Hub dataset repo on disk)")
-    parser.add_argument("--config-name", help="config name (default: <miner>-<lang>)")
-    parser.add_argument("--dataset-version", default=DEFAULT_DATASET_VERSION,
-                        help="version of the dataset in --out (default: %(default)s)")
-    parser.add_argument("--name", help="pretty name of the dataset for its card")
-    parser.add_argument("--overwrite", action="store_true", help="replace a config of the same name mined differently")
+    if miner.writes == "model":
+        parser.add_argument("--out", type=Path, required=True, help="model folder (the model file and its README.md)")
+        parser.add_argument("--overwrite", action="store_true", help="replace a model already in --out")
+    else:
+        parser.add_argument("--out", type=Path, required=True, help="output folder (a Hub dataset repo on disk)")
+        parser.add_argument("--config-name", help="config name (default: <miner>-<lang>)")
+        parser.add_argument("--dataset-version", default=DEFAULT_DATASET_VERSION,
+                            help="version of the dataset in --out (default: %(default)s)")
+        parser.add_argument("--name", help="pretty name of the dataset for its card")
+        parser.add_argument("--overwrite", action="store_true", help="replace a config of the same name mined differently")
     if miner.encoding:
         parser.add_argument("--encoding", default="auto",
                             help="input encoding: auto (UTF-8; lines that are not UTF-8 are read as latin-1 and "
@@ -66,7 +71,13 @@ def miner_kwargs(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Mine, write the dictionary config, and print what was found."""
+    """Mine, write the dictionary config (or the model), and print what was found."""
+    if MINERS[args.miner].writes == "model":
+        fitted, path = mine(args.miner, args.inputs, args.out, lang=args.lang, overwrite=args.overwrite,
+                            **miner_kwargs(args))
+        print(fitted.summary())
+        print(f"model: {path}\ncard: {args.out / 'README.md'}")
+        return 0
     mined, path = mine(args.miner, args.inputs, args.out, lang=args.lang, config_name=args.config_name,
                        version=args.dataset_version, pretty_name=args.name, overwrite=args.overwrite,
                        **miner_kwargs(args))

@@ -1,10 +1,11 @@
 """Miners by name, as ``noisecraft mine NAME`` and Python reach them: one interface, one dispatch.
 
 A :class:`Miner` turns input files of one language into a :class:`~noisecraft.mining.output.MinedDictionary`;
-:func:`mine` runs it and writes the dictionary config into a Hub repo folder. The checkpoint policy lives
-here, not in the CLI: a resumable miner (Wikipedia dumps take hours) keeps one result per finished input file
-under ``OUT/.checkpoints/<config>/``, so an interrupted run resumes with what it had finished, and the
-folder is removed once the dictionary is written. Miner modules are imported when a miner runs, so the
+:func:`mine` runs it and writes the dictionary config into a Hub repo folder. A miner that ``writes="model"``
+(``typing``) returns a fitted model instead, which writes itself (its file and card) into the folder. The
+checkpoint policy lives here, not in the CLI: a resumable miner (Wikipedia dumps take hours) keeps one result
+per finished input file under ``OUT/.checkpoints/<config>/``, so an interrupted run resumes with what it had
+finished, and the folder is removed once the dictionary is written. Miner modules are imported when a miner runs, so the
 CLI can list miners without loading them.
 """
 
@@ -62,6 +63,17 @@ def _gec_options(parser: argparse.ArgumentParser) -> None:
                              "instead of skipping and counting it")
 
 
+def _typing_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--layout", help="keyboard layout the text was typed on (default: the language's native layout)")
+    parser.add_argument("--min-similarity", type=float, default=0.5,
+                        help="pairs less similar (normalised Levenshtein) are different texts, skipped (default: %(default)s)")
+    parser.add_argument("--description", help="what the data is, for the model file and its card (default: the inputs)")
+
+
+def _typing_kwargs(args: argparse.Namespace) -> dict[str, Any]:
+    return {"layout": args.layout, "min_similarity": args.min_similarity, "description": args.description}
+
+
 @dataclass(frozen=True)
 class Miner:
     """A miner: ``function(inputs, lang, **options)`` (plus ``checkpoints=`` when ``resumable``) in ``module``, with
@@ -86,6 +98,9 @@ class Miner:
     encoding: bool = True
     #: Import that must be installed, and the extra that installs it.
     needs: tuple[str, str] | None = None
+    #: ``dictionary`` (a Hub repo config, by :func:`~noisecraft.mining.output.write_dictionary`) or ``model``
+    #: (a result with ``write(out, overwrite)``, such as :class:`~noisecraft.mining.typing.FittedTyping`).
+    writes: str = "dictionary"
     add_options: Callable[[argparse.ArgumentParser], None] | None = None
     kwargs: Callable[[argparse.Namespace], dict[str, Any]] | None = None
 
@@ -121,6 +136,14 @@ MINERS: dict[str, Miner] = {miner.name: miner for miner in (
                       "error types of Yin et al. (2020), and estimate the error-type distribution and the confusion "
                       "weights of articles, prepositions and linking words from minimal edits.",
           inputs=("M2FILE", "M2 files"), add_options=_gec_options, kwargs=lambda args: {"strict": args.strict}),
+    Miner("typing", "typing", "mine_typing",
+          help="a typing model (which words people hit, and how) from parallel clean/noisy text, M2 or word lists",
+          description="Fit a typing model for --noise 'typing(model=OUT)' from parallel text (TSV clean<TAB>noisy, "
+                      "JSONL with clean/noisy, or SQuAD-format JSON files given in pairs, clean then noisy, paired by "
+                      "question id), GEC M2 files (their spelling and orthography edits) or misspelling lists "
+                      "(per-word statistics only). Pairs that are different texts are skipped and counted.",
+          inputs=("INPUT", "parallel text, M2 files, misspelling lists"), writes="model",
+          add_options=_typing_options, kwargs=_typing_kwargs),
 )}
 
 
@@ -131,9 +154,10 @@ def checkpoint_folder(out: Path, config_name: str) -> Path:
 
 def mine(name: str, inputs: Sequence[Path], out: str | Path, *, lang: str, config_name: str | None = None,
          version: str = DEFAULT_DATASET_VERSION, pretty_name: str | None = None, overwrite: bool = False,
-         **options: Any) -> tuple[MinedDictionary, Path]:
-    """Run miner ``name`` on ``inputs`` and write its dictionary into ``out``; returns it and its parquet path.
-    ``options`` are the miner's own (e.g. ``layout=`` for misspellings, ``lexicon_files=`` for reduplication)."""
+         **options: Any) -> tuple[Any, Path]:
+    """Run miner ``name`` on ``inputs`` and write its dictionary into ``out``; returns it and its parquet path
+    (a model miner: the fitted model and its file). ``options`` are the miner's own (e.g. ``layout=`` for
+    misspellings, ``lexicon_files=`` for reduplication)."""
     from noisecraft.mining.output import write_dictionary
 
     if name not in MINERS:
@@ -146,6 +170,8 @@ def mine(name: str, inputs: Sequence[Path], out: str | Path, *, lang: str, confi
     if checkpoints is not None:
         options["checkpoints"] = checkpoints
     mined = function(list(inputs), lang=lang, **options)
+    if miner.writes == "model":
+        return mined, mined.write(out, overwrite=overwrite)
     path = write_dictionary(out, mined, config_name=config_name, version=version, pretty_name=pretty_name,
                             overwrite=overwrite)
     if checkpoints is not None:  # the dictionary is written: the per-file results are no longer needed

@@ -25,7 +25,8 @@ def test_the_wheel_is_pure_python_and_carries_its_data(tmp_path):
     recipes = {p.name for p in (REPO_ROOT / "scripts" / "recipes").glob("*.toml")}
     assert recipes and {n.rsplit("/", 1)[-1] for n in names if n.startswith("noisecraft/recipes/")} >= recipes
     for data in ("noisecraft/keyboards/qwerty.toml", "noisecraft/samples/demo_squad.json",
-                 "noisecraft/noise_models/catalogue.json", "noisecraft/mining/__init__.py",
+                 "noisecraft/noise_models/catalogue.json", "noisecraft/noise_models/typing-learner-en.json",
+                 "noisecraft/mining/__init__.py",
                  "noisecraft/harness/__init__.py"):
         assert data in names, data
 

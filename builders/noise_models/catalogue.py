@@ -51,6 +51,7 @@ MODELS: dict[tuple[str, int], tuple[str, str]] = {
     ("replace", 1): ("word_salad_importance", "ReplaceWords"),
     ("copyone", 1): ("word_salad_importance", "CopyOne"),
     ("pbsmt", 1): ("word_salad_pbsmt", "WordSaladPBSMT"),
+    ("typing", 1): ("typing", "TypingNoise"),
 }
 #: The newest version of each model, by name.
 LATEST: dict[str, int] = {name: max(v for n, v in MODELS if n == name) for name, _ in sorted(MODELS)}
