@@ -19,8 +19,8 @@ from noisecraft.core.seeding import ExampleRng
 from noisecraft.errors import ConfigError
 from noisecraft.grammar.search import AttackProblem, beam, genetic, greedy, operations, run_searches
 from noisecraft.grammar.tagging import Word, word_spans
-from noisecraft.runtime.heads import BoundHead, Probabilities, load_head
 from noisecraft.noise_models.base import PairText
+from noisecraft.runtime.heads import BoundHead, Probabilities, load_head
 from noisecraft.runtime.labels import LabelMapping, class_mapping
 
 from conftest import corpus
@@ -116,7 +116,7 @@ def test_greedy_ranks_words_by_deletion_then_tries_the_best_word_first(attack):
 
 def test_the_budget_bounds_the_words_modified_and_a_failed_search_keeps_its_best_attempt(attack):
     class TwoWords(ToyVictim):
-        def probabilities(self, inputs):
+        def run(self, inputs):
             self.calls.append(len(inputs))
             return [[0.7, 0.3] if not {"students", "teacher"} & set(i[-1].split()) else
                     [0.45, 0.55] if len({"students", "teacher"} & set(i[-1].split())) == 1 else [0.2, 0.8] for i in inputs]

@@ -12,8 +12,9 @@ written once:
   per-process memory in front of the disk cache (:class:`~noisecraft.runtime.heads.BoundHead`), resolved on
   first use: ``self.runtime().head``;
 * **one seed-identity rule**: the classifier enters the seed by its resolved identity, ``{"model": ..., "revision":
-  ...}`` (the Hub commit, or ``sha256:`` of a saved folder's files), under the name of its parameter: the same id at
-  another commit is other weights, so another set; a folder is known by its content, never its path;
+  ...}`` (a Hub id with the commit it resolved to; a saved folder by its last name and ``sha256:`` of its files),
+  under the name of its parameter: the same id at another commit is other weights, so another set, and a folder's
+  location never enters;
 * **provenance** for the card and manifest: the head's provenance (model, resolved revision, task, precision,
   library versions, device) and how the labels were matched;
 * **the label check**: when a build knows the dataset's class names, the classifier's labels are matched to them by
@@ -43,9 +44,11 @@ if TYPE_CHECKING:  # the heads need numpy and transformers: loaded on first use
     from noisecraft.runtime.heads import BoundHead
     from noisecraft.runtime.labels import LabelMapping
 
-__all__ = ["ModelNoise", "ModelRuntime"]
+__all__ = ["ModelNoise", "ModelRuntime", "ModelSettings"]
 
-#: The parameter group every model-based noise model takes, in the order it is listed after the model's own.
+#: Where a model runs: the settings every model-based noise model takes (listed last).
+PLACEMENT = ("device", "dtype")
+#: The parameter group of a classifier-driven model, in the order it is listed after the model's own.
 GROUP = ("revision", "max_length", "device", "dtype", "token_budget")
 #: Methods that make the label check; a subclass that defines one is refused (the check cannot be skipped).
 _SEALED = ("for_labels", "label_mapping")
@@ -64,16 +67,33 @@ class ModelRuntime:
 
 
 @dataclass(frozen=True)
-class ModelNoise(NoiseModel):
+class ModelSettings(NoiseModel):
+    """What every model-based noise model takes: where its models run (``device``, ``dtype``; they change how fast,
+    and precision is recorded in the provenance and keys the runtime's cache). A model whose model is not a
+    classifier head (machine translation, speech recognition, an entity tagger) subclasses this; a
+    classifier-driven one subclasses :class:`ModelNoise`."""
+
+    device: str = param("auto", "auto (cuda, then mps, then cpu), cuda, cuda:N, mps or cpu: where the model runs",
+                        init_only=True)
+    dtype: str = param("auto", "model precision: auto (bfloat16/float16 on GPU, float32 on CPU), float32, bfloat16 or "
+                               "float16; recorded in the card", choices=DTYPES, init_only=True)
+
+    capabilities: ClassVar[Capabilities] = Capabilities(model_based=True)
+
+    @classmethod
+    def param_specs(cls) -> tuple[ParamSpec, ...]:
+        """The model's own parameters, then where it runs."""
+        specs = super().param_specs()
+        return (*(s for s in specs if s.name not in PLACEMENT), *(s for s in specs if s.name in PLACEMENT))
+
+
+@dataclass(frozen=True)
+class ModelNoise(ModelSettings):
     """Base of noise models driven by a Hugging Face classifier (see the module docstring)."""
 
     revision: str | None = param(None, "Hub revision (branch, tag or commit) of the model; resolved to its commit")
     max_length: int = param(128, "model inputs truncated to this many tokens, or the model's own limit when lower",
                             min=8)
-    device: str = param("auto", "auto (cuda, then mps, then cpu), cuda, cuda:N, mps or cpu: where the model runs",
-                        init_only=True)
-    dtype: str = param("auto", "model precision: auto (bfloat16/float16 on GPU, float32 on CPU), float32, bfloat16 or "
-                               "float16; recorded in the card", choices=DTYPES, init_only=True)
     token_budget: int = param(32768, "padded tokens per model batch (lower it if the GPU runs out of memory)", min=1,
                               init_only=True)
     #: The dataset's class names, by label index (set by :meth:`for_labels`; not a parameter: it shapes no output).
@@ -89,7 +109,6 @@ class ModelNoise(NoiseModel):
     label_remedy: ClassVar[str] = "Use a classifier fine-tuned on this dataset's task"
     #: Defaults of the parameter group this model changes (``{"max_length": 256}``).
     param_defaults: ClassVar[Mapping[str, Any]] = {}
-    capabilities: ClassVar[Capabilities] = Capabilities(model_based=True)
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """Refuse a subclass that redefines the label check; turn its :attr:`param_defaults` into the group's fields
@@ -106,7 +125,7 @@ class ModelNoise(NoiseModel):
         group = {f.name: f for f in dataclasses.fields(ModelNoise)}
         annotations = dict(cls.__dict__.get("__annotations__", {}))
         for name, default in defaults.items():
-            annotations[name] = ModelNoise.__annotations__[name]
+            annotations[name] = group[name].type
             setattr(cls, name, dataclasses.field(default=default, metadata=group[name].metadata))
         cls.__annotations__ = annotations
 

@@ -3,8 +3,9 @@ AAAI 2021, "BERT & Family Eat Word Salad"), the gradient-based family beside the
 :mod:`.destructive`.
 
 **Importance.** A fine-tuned sequence classifier (``model``: a Hub id with ``revision``, or a folder saved with
-``save_pretrained``; resolved, cached and recorded exactly as the grammar attack's victim) reads each row's input
-(the text, or the whole pair of a pair task in the task's order) and the runtime's
+``save_pretrained``; resolved, cached, seeded and recorded by :class:`~noisecraft.noise_models.model_base.ModelNoise`,
+as the grammar attack's victim) reads each row's input (the text, or the whole pair of a pair task in the task's
+order) and the runtime's
 :class:`~noisecraft.runtime.heads.Importance` head gives every sub-token ``t_i · ∇_{t_i} L``, ``L`` the
 cross-entropy of the model's *predicted* label (one forward and one backward per length-bucketed batch). A
 **word** is a token of :func:`noisecraft.core.text_units.token_spans` with at least one letter or digit (``doesn't``
@@ -36,8 +37,8 @@ a pair task the importance is still computed over the whole pair, as the classif
 
 **The classifier's task is checked.** Importance is only meaningful from a classifier fine-tuned on the task being
 noised: an MNLI model's gradient on SST-2 sentences ranks words by nothing SST-2 asks. When the source has a class
-label, its class names are matched to the classifier's labels by
-:func:`noisecraft.runtime.labels.class_mapping` (the grammar attack's victim check), before any forward pass: the
+label, its class names are matched to the classifier's labels by the label check of
+:class:`~noisecraft.noise_models.model_base.ModelNoise` (the grammar attack's too), before any forward pass: the
 same names (case and separators ignored), or generic ``LABEL_0..N-1`` with as many labels as the dataset (accepted
 positionally: then only the count was checked, which the card says). Anything else is refused with one line
 naming the model, its labels and the dataset's. The mapping never changes the output (importance follows the
@@ -121,7 +122,6 @@ class ImportanceRuntime(ModelRuntime):
     def __init__(self, head_loader: Callable[[], Any], noise_id: str, model: str) -> None:
         super().__init__(head_loader)
         self._noise_id, self._model = noise_id, model
-        self._checked = False
 
     @property
     def computed(self) -> int:
@@ -153,10 +153,9 @@ class ImportanceRuntime(ModelRuntime):
 
     def importance(self, inputs: Sequence[ClassifierInput], progress: bool = False) -> list[dict[str, Any]]:
         """The head's importance result of every input, in input order; each distinct input computed at most once
-        (a progress bar over the model's batches when ``progress``); the model is checked before its first one."""
-        if not self._checked:
+        (a progress bar over the model's batches when ``progress``); the model is checked before it is asked."""
+        if self.head.missing(inputs):
             self.check()
-            self._checked = True
         return self.head.run(inputs, progress)
 
 

@@ -15,7 +15,9 @@ over stride windows), :class:`WordLabels` (token classification, first sub-token
 :class:`Entities` (token classification, entity spans), :class:`Embeddings` (attention-mask weighted mean
 of the last hidden state) and :class:`Importance` (input-gradient importance ``t_i · ∇_{t_i} L`` of the
 loss of the predicted label, one backward per batch). :meth:`Head.probabilities`,
-:meth:`Head.embeddings` and :meth:`Head.importance` are the short forms.
+:meth:`Head.embeddings` and :meth:`Head.importance` are the short forms. A :class:`BoundHead` is a head bound to one
+task with a per-process memory in front of the disk cache: what a model-based noise model queries (a victim, a
+gradient ranking words, an entity tagger).
 
 Two words for two ideas, used everywhere in the runtime:
 
@@ -548,10 +550,14 @@ class BoundHead:
         """The model's labels matched to the dataset's class names by name (see :func:`class_mapping`)."""
         return class_mapping(str(self.fingerprint()["model"]["model"]), self.id2label, dataset_labels, remedy=remedy)
 
+    def missing(self, inputs: Sequence[Any]) -> list[Any]:
+        """The distinct inputs this process has not asked the head about yet (the disk cache may still hold them)."""
+        return list(dict.fromkeys(i for i in inputs if i not in self._memory))
+
     def run(self, inputs: Sequence[Any], progress: bool = False) -> list[Any]:
         """The task's output of every input, in input order; each distinct input computed at most once (a progress
         bar over the model's batches when ``progress``)."""
-        missing = list(dict.fromkeys(i for i in inputs if i not in self._memory))
+        missing = self.missing(inputs)
         if missing:
             self.head.progress = progress
             self._memory.update(zip(missing, self.head.run(self.task, missing, desc=self.desc)))
