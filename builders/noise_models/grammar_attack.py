@@ -51,7 +51,7 @@ from noisecraft.grammar.search import (
     run_searches,
 )
 from noisecraft.grammar.victim import ClassifierInput, Victim
-from noisecraft.noise_models.base import Capabilities, NoiseInput
+from noisecraft.noise_models.base import NoiseInput
 from noisecraft.noise_models.grammar import GrammarNoiseBase, GrammarRuntime
 from noisecraft.noise_models.model_base import ModelNoise, ModelRuntime
 
@@ -84,7 +84,6 @@ class GrammarAttack(GrammarNoiseBase, ModelNoise):
     name: ClassVar[str] = "grammar-attack"
     version: ClassVar[int] = 1
     citation: ClassVar[str] = YIN2020_CITATION + "\n\n" + TEXTATTACK_CITATION
-    capabilities: ClassVar[Capabilities] = Capabilities(model_based=True)
     model_param: ClassVar[str] = "victim"
     extra: ClassVar[str] = "grammar"
     label_remedy: ClassVar[str] = "Attack it with a victim trained on this dataset's labels"
