@@ -32,9 +32,9 @@ os.environ.setdefault("NOISECRAFT_CORPORA", str(Path(__file__).resolve().parents
 
 from noisecraft.core.seeding import example_rng  # noqa: E402
 from noisecraft.core.stats import format_table  # noqa: E402
-from noisecraft.grammar.victim import VictimClassifier, load_victim  # noqa: E402
 from noisecraft.noise_models.base import NoiseInput, PairText  # noqa: E402
 from noisecraft.noise_models.grammar_attack import GrammarAttack  # noqa: E402
+from noisecraft.runtime.heads import BoundHead, Probabilities, load_head  # noqa: E402
 from noisecraft.sources.glue import parse_glue_tsv  # noqa: E402
 
 from tiny_models import tiny_model  # noqa: E402
@@ -43,21 +43,21 @@ from tiny_models import tiny_model  # noqa: E402
 class OneAtATime:
     """The victim asked about one input per forward pass."""
 
-    def __init__(self, victim: VictimClassifier) -> None:
+    def __init__(self, victim: BoundHead) -> None:
         self.victim = victim
 
-    def probabilities(self, inputs):
-        return [self.victim.probabilities([i])[0] for i in inputs]
+    def run(self, inputs):
+        return [self.victim.run([i])[0] for i in inputs]
 
     def provenance(self):
         return self.victim.provenance()
 
-    def label_mapping(self, dataset_labels):
-        return self.victim.label_mapping(dataset_labels)
+    def label_mapping(self, dataset_labels, remedy=None):
+        return self.victim.label_mapping(dataset_labels, remedy)
 
 
 def run(model: GrammarAttack, texts, labels, victim) -> tuple[float, list]:
-    model.runtime().__dict__["victim"] = victim  # the runtime's cached victim, swapped for this run
+    model.runtime().__dict__["head"] = victim  # the runtime's cached victim, swapped for this run
     rngs = [example_rng(0, model.noise_id, model.digest(), str(i), "sentence1") for i in range(len(texts))]
     start = time.perf_counter()
     out = model.apply(NoiseInput([p.text for p in texts], rngs, labels=labels, pairs=texts))
@@ -79,18 +79,19 @@ def main() -> None:
     model = GrammarAttack(victim=folder, confusions=str(tiny_model("gec-confusions-conll2014")),
                           nltk_data=str(tiny_model("nltk-data-conll2003")), tagger="nltk", device=args.device)
 
-    def fresh(max_batch: int) -> VictimClassifier:
-        return load_victim(folder, None, args.device, "auto", model.max_length, model.token_budget, max_batch,
-                           disk_cache=False)
+    def fresh(max_batch: int) -> BoundHead:
+        head = load_head(folder, None, args.device, "auto", extra="grammar", max_length=model.max_length,
+                         token_budget=model.token_budget, max_batch=max_batch, cache=False)
+        return BoundHead(head, Probabilities(), "victim")
 
     warm = fresh(512)
-    warm.probabilities([(t.first, t.second) for t in texts[:8]])  # load weights and tokenizer once
+    warm.run([(t.first, t.second) for t in texts[:8]])  # load weights and tokenizer once
     single, batched = fresh(1), fresh(512)
     table, outputs = [], []
     for name, victim, scorer in (("one query at a time", single, OneAtATime(single)), ("batched", batched, batched)):
         seconds, out = run(model, texts, labels, scorer)
         outputs.append(out)
-        table.append((name, victim.placement.device, victim.computed, f"{seconds:.1f}", f"{victim.computed / seconds:.0f}"))
+        table.append((name, victim.head.placement.device, victim.computed, f"{seconds:.1f}", f"{victim.computed / seconds:.0f}"))
     same = sum(a.text == b.text for a, b in zip(*outputs))  # padding moves the last digits of a probability only
     table.append(("speed-up", "", "", "", f"{float(table[1][4]) / float(table[0][4]):.1f}x"))
     print(format_table(("victim calls", "device", "queries", "wall s", "queries/s"), table, markdown=True))

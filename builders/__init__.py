@@ -19,7 +19,7 @@ from typing import Any
 
 from noisecraft.version import __version__ as __version__
 
-_API = ("noise", "perturb", "build", "build_recipe", "chain", "LabelLayout")
+_API = ("noise", "perturb", "build", "build_recipe", "chain", "register_noise", "LabelLayout")
 
 
 def __getattr__(name: str) -> Any:

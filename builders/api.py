@@ -27,7 +27,7 @@ from noisecraft.core.labels import LabelLayout
 from noisecraft.core.schema import class_names, to_features, value
 from noisecraft.errors import ConfigError
 from noisecraft.noise_models.base import NoiseModel
-from noisecraft.noise_models.registry import chain, create, parse_noise
+from noisecraft.noise_models.registry import chain, create, parse_noise, register_noise
 from noisecraft.sources.table import TableLayout, content_id
 from noisecraft.version import DEFAULT_DATASET_VERSION
 
@@ -203,4 +203,4 @@ def build_recipe(path: str | Path, out: str | Path, *, data_dir: str | Path | No
                      progress=progress, add_source=add_source, engine=engine, ray_address=ray_address)
 
 
-__all__ = ["LabelLayout", "build", "build_recipe", "chain", "noise", "perturb"]
+__all__ = ["LabelLayout", "build", "build_recipe", "chain", "noise", "perturb", "register_noise"]

@@ -19,8 +19,8 @@ from noisecraft.core.seeding import ExampleRng
 from noisecraft.errors import ConfigError
 from noisecraft.grammar.search import AttackProblem, beam, genetic, greedy, operations, run_searches
 from noisecraft.grammar.tagging import Word, word_spans
-from noisecraft.grammar.victim import load_victim
 from noisecraft.noise_models.base import PairText
+from noisecraft.runtime.heads import BoundHead, Probabilities, load_head
 from noisecraft.runtime.labels import LabelMapping, class_mapping
 
 from conftest import corpus
@@ -38,15 +38,23 @@ class ToyVictim:
         self.word = word
         self.calls: list[int] = []
 
-    def probabilities(self, inputs: Sequence[tuple[str, ...]]) -> list[list[float]]:
+    def run(self, inputs: Sequence[tuple[str, ...]]) -> list[list[float]]:
         self.calls.append(len(inputs))
         return [[0.2, 0.8] if self.word in item[-1].split() else [0.7, 0.3] for item in inputs]
 
     def provenance(self) -> dict:
         return {"model": {"model": f"toy:{self.word}", "revision": "none"}}
 
-    def label_mapping(self, dataset_labels: Sequence[str]) -> LabelMapping:
+    def label_mapping(self, dataset_labels: Sequence[str], remedy: str | None = None) -> LabelMapping:
         return class_mapping(f"toy:{self.word}", {0: "LABEL_0", 1: "LABEL_1"}, dataset_labels)
+
+
+def load_victim(name: str, revision: str | None, device: str, dtype: str, max_length: int, token_budget: int,
+                max_batch: int = 512, disk_cache: bool = True) -> BoundHead:
+    """A victim as the attack makes it (a head bound to class probabilities), with its batching settings."""
+    head = load_head(name, revision, device, dtype, max_length=max_length, token_budget=token_budget,
+                     max_batch=max_batch, cache=disk_cache)
+    return BoundHead(head, Probabilities(), "victim")
 
 
 @pytest.fixture(autouse=True)
@@ -84,7 +92,7 @@ def solve(search, victim):
 def test_every_search_finds_the_word_the_toy_model_decides_by(attack, method):
     problem = problem_for(attack, SENTENCE, TAGS)
     victim = ToyVictim("students")
-    clean = victim.probabilities([problem.clean_input])[0]
+    clean = victim.run([problem.clean_input])[0]
     search = {"greedy": lambda: greedy(problem, clean), "beam": lambda: beam(problem, clean, 5),
               "genetic": lambda: genetic(problem, clean, 10, 5, ExampleRng(0))}[method]()
     outcome, queries = solve(search, victim)
@@ -108,7 +116,7 @@ def test_greedy_ranks_words_by_deletion_then_tries_the_best_word_first(attack):
 
 def test_the_budget_bounds_the_words_modified_and_a_failed_search_keeps_its_best_attempt(attack):
     class TwoWords(ToyVictim):
-        def probabilities(self, inputs):
+        def run(self, inputs):
             self.calls.append(len(inputs))
             return [[0.7, 0.3] if not {"students", "teacher"} & set(i[-1].split()) else
                     [0.45, 0.55] if len({"students", "teacher"} & set(i[-1].split())) == 1 else [0.2, 0.8] for i in inputs]
@@ -143,13 +151,13 @@ def test_all_examples_of_a_step_are_scored_in_one_call_and_lockstep_equals_one_b
 def test_victim_batches_caches_and_keeps_pair_order(shared, tmp_path):
     victim = load_victim(shared["victim"], None, "cpu", "auto", 64, 4096)
     pairs = [("a cat sat .", "the dog sat ."), ("the dog sat .", "a cat sat ."), ("a cat sat .", "the dog sat .")]
-    first = victim.probabilities(pairs)
+    first = victim.run(pairs)
     assert victim.computed == 2 and first[0] == first[2] and first[0] != first[1]  # (a, b) is not (b, a)
     assert all(abs(sum(p) - 1) < 1e-5 and p == [round(x, 6) for x in p] for p in first)
     again = load_victim(shared["victim"], None, "cpu", "auto", 64, 4096)
-    assert again.probabilities(pairs) == first and again.computed == 0  # from the disk cache
+    assert again.run(pairs) == first and again.computed == 0  # from the disk cache
     one_by_one = load_victim(shared["victim"], None, "cpu", "auto", 64, 4096, max_batch=1, disk_cache=False)
-    alone = [one_by_one.probabilities([p])[0] for p in pairs]  # padding in a batch moves the last digits only
+    alone = [one_by_one.run([p])[0] for p in pairs]  # padding in a batch moves the last digits only
     assert all(a == pytest.approx(b, abs=1e-5) for x, y in zip(alone, first) for a, b in zip(x, y))
     assert victim.provenance()["model"]["revision"].startswith("sha256:")
     assert victim.provenance() == {**victim.fingerprint(), "device": "cpu"}
@@ -158,17 +166,17 @@ def test_victim_batches_caches_and_keeps_pair_order(shared, tmp_path):
 def test_the_victims_truncation_length_decides_its_cache(shared):
     long_input = [("the old teacher often gives the students very difficult homework and the students do it .",)]
     full = load_victim(shared["victim"], None, "cpu", "auto", 64, 4096)
-    first = full.probabilities(long_input)
+    first = full.run(long_input)
     short = load_victim(shared["victim"], None, "cpu", "auto", 8, 4096)
     assert short.fingerprint()["max_length"] == 8 and full.fingerprint()["max_length"] == 64
-    truncated = short.probabilities(long_input)
+    truncated = short.run(long_input)
     assert short.computed == 1 and truncated != first  # not served the untruncated answer from the disk cache
 
 
 def test_a_victim_without_a_trained_classification_head_is_refused(shared, tmp_path):
     victim = load_victim(str(tiny_model("qa-bert")), None, "cpu", "auto", 64, 4096)
     with pytest.raises(ConfigError, match=r"qa-bert .*no trained weights for .*classifier\.weight.*not a checkpoint"):
-        victim.probabilities([("a question ?",)])
+        victim.run([("a question ?",)])
 
 
 def test_victim_labels_are_matched_to_the_datasets_by_name(shared):
@@ -176,13 +184,13 @@ def test_victim_labels_are_matched_to_the_datasets_by_name(shared):
     names = ("entailment", "neutral", "contradiction")
     mapped = mnli.for_labels(names)
     assert mapped.label_mapping().targets == (2, 0, 1) and mapped.label_mapping().how == "by name"
-    victim = mapped.runtime().victim
+    victim = mapped.runtime().head
     pairs = [PairText("The teacher gives homework .", SENTENCE, 1), PairText("A cat sat .", "She walks to school .", 1)]
     out = mapped(pairs, labels=[0, 2])
     for pair, noised, gold in zip(pairs, out, [0, 2]):
         assert noised.columns["attack_label"] == gold  # in the dataset's label space
         if noised.columns["attack_status"] == "skipped":  # the victim's own argmax, mapped by name
-            clean = victim.probabilities([(pair.first, pair.second)])[0]
+            clean = victim.run([(pair.first, pair.second)])[0]
             assert noised.columns["attack_prediction"] == (2, 0, 1)[clean.index(max(clean))]
     two_labels = nc.noise("grammar-attack", **{**shared, "victim": str(tiny_model("cls-unnamed"))})
     with pytest.raises(ConfigError, match=r"grammar-attack@1 victim=.*cls-unnamed.*it has 2 labels and the dataset 3"):
@@ -199,7 +207,7 @@ def test_victim_labels_are_matched_to_the_datasets_by_name(shared):
 
 
 def test_attack_statuses_and_columns(attack, monkeypatch):
-    monkeypatch.setitem(attack.runtime().__dict__, "victim", ToyVictim("students"))
+    monkeypatch.setitem(attack.runtime().__dict__, "head", ToyVictim("students"))
     texts = [SENTENCE, "The students like the students .", PairText("premise", SENTENCE, 1)]
     out = attack(texts, labels=[1, 1, 0])
     assert [n.columns["attack_status"] for n in out] == ["succeeded", "failed", "skipped"]

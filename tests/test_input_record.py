@@ -56,15 +56,15 @@ class SpyVictim:
         self.victim = victim
         self.inputs: list[tuple[str, ...]] = []
 
-    def probabilities(self, inputs):
+    def run(self, inputs):
         self.inputs.extend(inputs)
-        return self.victim.probabilities(inputs)
+        return self.victim.run(inputs)
 
     def provenance(self):
         return self.victim.provenance()
 
-    def label_mapping(self, dataset_labels):
-        return self.victim.label_mapping(dataset_labels)
+    def label_mapping(self, dataset_labels, remedy=None):
+        return self.victim.label_mapping(dataset_labels, remedy)
 
 
 def test_a_chain_ending_in_grammar_attack_keeps_labels_pair_context_and_status_columns(attack_params, tmp_path,
@@ -73,8 +73,8 @@ def test_a_chain_ending_in_grammar_attack_keeps_labels_pair_context_and_status_c
     tsv.write_text(MRPC_HEADER + "".join(f"{q}\t{i}\t{i + 100}\t{a}\t{b}\n" for i, (q, a, b) in enumerate(MRPC_ROWS)),
                    encoding="utf-8")
     attack = nc.noise("grammar-attack", **attack_params)
-    spy = SpyVictim(attack.runtime().victim)
-    monkeypatch.setitem(attack.runtime().__dict__, "victim", spy)
+    spy = SpyVictim(attack.runtime().head)
+    monkeypatch.setitem(attack.runtime().__dict__, "head", spy)
     chain = nc.chain(nc.noise("keyboard", rate=0.3), attack)
     [built] = nc.build("glue/mrpc", chain, tmp_path / "out", data_file=tsv, config_name="attack-chain", progress=False)
     table = pq.read_table(built.path).to_pylist()

@@ -170,7 +170,7 @@ def test_a_field_of_a_pair_task_is_scored_with_its_pair(one_word):
     [noised] = model([PairText(premise, hypothesis, 1)])
     assert ONE_WORD in noised.text.split() and len(noised.text.split()) == 3
     seen = []
-    head = model.runtime().head
+    head = model.runtime().head.head
     run = head.run
     head.run = lambda task, inputs, desc="": seen.extend(inputs) or run(task, inputs, desc)
     model([PairText(premise, "who wrote the novel", 1)])

@@ -272,7 +272,7 @@ def run_searches(searches: Sequence[Search], victim: Victim) -> list[tuple[Outco
         _advance(run, None)
     while active := [run for run in runs if run.outcome is None]:
         inputs = [i for run in active for i in run.request]
-        scored = victim.probabilities(inputs)
+        scored = victim.run(inputs)
         offset = 0
         for run in active:
             answer = scored[offset : offset + len(run.request)]

@@ -142,7 +142,10 @@ class NoiseModel:
                 if value and Path(value).expanduser().is_dir():
                     out[f"{spec.name}_digest"] = content_digest(value)
                 else:
-                    out[spec.name] = value  # a Hub id (its resolved commit is in the provenance)
+                    # a Hub id by name, its commit in the provenance: the rule of the versions made before
+                    # ModelNoise (translation@1, natural-translation@1, replace-entity@1), kept for their outputs;
+                    # ModelNoise seeds a model by its resolved identity
+                    out[spec.name] = value
             elif spec.file is None:
                 out[spec.name] = value
         return out

@@ -22,7 +22,7 @@ from typing import Any
 from noisecraft.core.iob import entity_runs
 from noisecraft.errors import ConfigError
 from noisecraft.runtime import ModelRef, Placement, pick_placement, resolve_model
-from noisecraft.runtime.heads import Entities, Head
+from noisecraft.runtime.heads import BoundHead, Entities, Head
 from noisecraft.sources.wikiann import tagged_sentences
 
 ENTITY_TYPES = ("LOC", "ORG", "PER")
@@ -71,12 +71,11 @@ class TaggedSentences:
 
 
 class EntityTagger:
-    """A transformers token-classification model run through the runtime's head (:class:`Entities`): batched by
-    tokens, cached by the head's fingerprint and the text."""
+    """A transformers token-classification model: the runtime's head bound to :class:`Entities` (batched by tokens,
+    cached by the head's fingerprint and the text), its labels read as PER/ORG/LOC."""
 
     def __init__(self, ref: ModelRef, placement: Placement) -> None:
-        self.head = Head(ref, placement)
-        self._task = Entities()
+        self.head = BoundHead(Head(ref, placement), Entities(), "entities")
 
     @classmethod
     def resolve(cls, model: str, revision: str | None, device: str, dtype: str) -> EntityTagger:
@@ -84,18 +83,13 @@ class EntityTagger:
 
     @property
     def ref(self) -> ModelRef:
-        return self.head.ref
-
-    def fingerprint(self) -> dict[str, Any]:
-        """What decides the entities (the cache key)."""
-        return self.head.fingerprint(self._task)
+        return self.head.head.ref
 
     def provenance(self) -> dict[str, Any]:
-        """The fingerprint plus the device, as the card records it."""
-        return self.head.provenance(self._task)
+        """The head's fingerprint plus the device, as the card records it."""
+        return self.head.provenance()
 
     def entities(self, texts: Sequence[str], progress: bool = False) -> list[list[Entity]]:
         """The PER/ORG/LOC entities of each text (computed once per distinct text, then cached)."""
-        self.head.progress = progress
-        found = self.head.run(self._task, list(texts), desc="entities")
+        found = self.head.run(list(texts), progress)
         return [[(start, end, kind) for start, end, label in spans if (kind := entity_type(label))] for spans in found]

@@ -127,6 +127,7 @@ class GrammarNoiseBase(NoiseModel):
     counts_every_edit: ClassVar[bool] = False
 
     def check(self) -> None:
+        super().check()
         parse_types(self.types)
         object.__setattr__(self, "tagger", resolve_tagger_name(self.tagger))
 
@@ -160,7 +161,7 @@ class GrammarNoiseBase(NoiseModel):
                 continue
         uses_wordnet = "Wchoice" in self._runtime.confusions.type_weights
         wordnet = {"wordnet": self._runtime.wordnet().get_version()} if uses_wordnet else {}
-        return {**self._runtime.tagger.identity(), **wordnet, "libraries": versions}
+        return {**super().provenance(), **self._runtime.tagger.identity(), **wordnet, "libraries": versions}
 
     def _type_shares(self) -> str:
         weights = self._runtime.confusions.type_weights

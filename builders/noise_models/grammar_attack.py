@@ -29,17 +29,14 @@ scores differ only past that precision (ties are broken by a fixed order).
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from functools import cached_property, partial
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from noisecraft.core.citations import TEXTATTACK_CITATION, YIN2020_CITATION
 from noisecraft.core.edits import Noised, noised_from_edits
 from noisecraft.core.params import param
 from noisecraft.core.seeding import ExampleRng
-from noisecraft.errors import ConfigError
 from noisecraft.grammar.confusions import GrammarConfusions
 from noisecraft.grammar.search import (
     SEARCHES,
@@ -53,34 +50,29 @@ from noisecraft.grammar.search import (
     prediction,
     run_searches,
 )
-from noisecraft.grammar.victim import ClassifierInput, Victim, load_victim
-from noisecraft.noise_models.base import Capabilities, NoiseInput
+from noisecraft.grammar.victim import ClassifierInput, Victim
+from noisecraft.noise_models.base import NoiseInput
 from noisecraft.noise_models.grammar import GrammarNoiseBase, GrammarRuntime
-from noisecraft.runtime.device import DTYPES
-from noisecraft.runtime.labels import LabelMapping
+from noisecraft.noise_models.model_base import ModelNoise, ModelRuntime
 
 
-class AttackRuntime(GrammarRuntime):
-    """The grammar runtime plus the victim classifier (resolved on first use, its weights on its first query)."""
+class AttackRuntime(GrammarRuntime, ModelRuntime):
+    """The grammar runtime plus the victim classifier's bound head (resolved on first use, its weights on its first
+    query)."""
 
     def __init__(self, confusions: GrammarConfusions, tagger: str, nltk_data: str,
-                 victim_loader: Callable[[], Victim]) -> None:
-        super().__init__(confusions, tagger, nltk_data)
-        self._victim_loader = victim_loader
-
-    @cached_property
-    def victim(self) -> Victim:
-        return self._victim_loader()
+                 head_loader: Callable[[], Victim]) -> None:
+        GrammarRuntime.__init__(self, confusions, tagger, nltk_data)
+        ModelRuntime.__init__(self, head_loader)
 
 
 @dataclass(frozen=True)
-class GrammarAttack(GrammarNoiseBase):
+class GrammarAttack(GrammarNoiseBase, ModelNoise):
     """Learner grammar errors chosen to flip a classifier's prediction (greedy, beam or genetic search over
     every error the eight types can make, within a budget of words)."""
 
     victim: str = param("", "the classifier attacked: a Hugging Face Hub model id or a folder saved with "
                             "save_pretrained()", file="model")
-    revision: str | None = param(None, "Hub revision (branch, tag or commit) of the victim; resolved to its commit")
     search: str = param("greedy", "search method: greedy (importance by deletion, then the best error word by word), "
                                   "beam, or genetic", choices=SEARCHES)
     budget: float = param(0.15, "largest share of a text's words the errors may modify (at least one word)", min=0.0,
@@ -88,67 +80,31 @@ class GrammarAttack(GrammarNoiseBase):
     beam_width: int = param(5, "beam search: states kept at each word", min=1)
     population: int = param(60, "genetic search: population size", min=2)
     generations: int = param(20, "genetic search: generations", min=1)
-    max_length: int = param(128, "victim inputs truncated to this many tokens", min=8)
-    device: str = param("auto", "auto (cuda, then mps, then cpu), cuda, cuda:N, mps or cpu: where the victim runs",
-                        init_only=True)
-    dtype: str = param("auto", "victim precision: auto (bfloat16/float16 on GPU, float32 on CPU), float32, bfloat16 "
-                               "or float16; recorded in the card", choices=DTYPES, init_only=True)
-    token_budget: int = param(32768, "padded tokens per victim batch (lower it if the GPU runs out of memory)", min=1,
-                              init_only=True)
-    #: The dataset's class names, by label index (set by :meth:`for_labels`; not a parameter).
-    _label_names: tuple[str, ...] = field(default=(), repr=False, compare=False)
 
     name: ClassVar[str] = "grammar-attack"
     version: ClassVar[int] = 1
     citation: ClassVar[str] = YIN2020_CITATION + "\n\n" + TEXTATTACK_CITATION
-    capabilities: ClassVar[Capabilities] = Capabilities(model_based=True)
+    model_param: ClassVar[str] = "victim"
+    extra: ClassVar[str] = "grammar"
+    label_remedy: ClassVar[str] = "Attack it with a victim trained on this dataset's labels"
     row_columns: ClassVar[Mapping[str, str]] = {"attack_status": "string", "attack_queries": "int32",
                                                 "attack_words_modified": "float32", "attack_label": "int32",
                                                 "attack_prediction": "int32"}
 
-    def check(self) -> None:
-        super().check()
-        if not self.victim:
-            raise ConfigError(f"{self.noise_id} needs victim=: a Hugging Face classifier id or a saved model folder")
-
     def load(self) -> AttackRuntime:
-        loader = partial(load_victim, self.victim, self.revision, self.device, self.dtype, self.max_length,
-                         self.token_budget)
-        return AttackRuntime(super().load().confusions, self.tagger, self.nltk_data, loader)
-
-    def for_labels(self, names: Sequence[str]) -> GrammarAttack:
-        """This attack on a dataset whose class label ``i`` is named ``names[i]``: the victim's labels are matched
-        to them by name (by position only when the victim names none, ``LABEL_0``...), and a victim that does not
-        fit (an MRPC model on SST-2, 2 labels on 3-label MNLI) is refused now, before any row."""
-        attack = dataclasses.replace(self, _label_names=tuple(names))
-        try:
-            attack.label_mapping()
-        except ConfigError as exc:
-            raise ConfigError(f"{self.noise_id} victim={self.victim}: {exc}") from exc
-        return attack
-
-    def label_mapping(self) -> LabelMapping | None:
-        """The victim's labels onto the dataset's (``None``: no names known, labels are the victim's own)."""
-        return self._attack_runtime.victim.label_mapping(self._label_names) if self._label_names else None
-
-    @property
-    def _attack_runtime(self) -> AttackRuntime:
-        return self.runtime()  # type: ignore[no-any-return]
+        return AttackRuntime(GrammarNoiseBase.load(self).confusions, self.tagger, self.nltk_data, self.load_head)
 
     def seed_params(self) -> dict[str, object]:
-        """The victim enters by its resolved identity (commit, or a folder's digest), not by its name."""
-        victim = self._attack_runtime.victim.provenance()
-        return {**super().seed_params(), "victim": victim.get("model"), "victim_dtype": victim.get("dtype")}
-
-    def provenance(self) -> dict[str, Any]:
-        return {**super().provenance(), "victim": self._attack_runtime.victim.provenance()}
+        """The model rule of :class:`~noisecraft.noise_models.model_base.ModelNoise`, and (this version's own, kept so
+        its outputs stay as they were) the victim's precision."""
+        return {**super().seed_params(), "victim_dtype": self.head.provenance().get("dtype")}
 
     def describe(self) -> str:
         method = {"greedy": "greedy search (words ranked by how much deleting them lowers the victim's confidence in "
                             "the label, then at each word the error that lowers it most)",
                   "beam": f"beam search (width {self.beam_width}) over the words ranked by importance",
                   "genetic": f"a genetic search (population {self.population}, {self.generations} generations)"}
-        victim = self._attack_runtime.victim.provenance()
+        victim = self.head.provenance()
         return (f"Worst-case learner grammar errors as in Yin et al. (2020): against the classifier "
                 f"`{victim.get('model', {}).get('model')}` (revision `{victim.get('model', {}).get('revision')}`), "
                 f"{method[self.search]} chooses among every error the eight types can make in the text (types mined from "
@@ -164,7 +120,7 @@ class GrammarAttack(GrammarNoiseBase):
         status = columns.get("attack_status", {})
         succeeded, failed, skipped = (status.get(s, 0) for s in ("succeeded", "failed", "skipped"))
         modified, queries = columns.get("attack_words_modified", {}), columns.get("attack_queries", {})
-        victim = self._attack_runtime.victim.provenance().get("model", {})
+        victim = self.head.provenance().get("model", {})
         rate = f"{succeeded / (succeeded + failed):.1%}" if succeeded + failed else "n/a"
         words = f"{modified['sum'] / modified['rows']:.1%}" if modified.get("rows") else "n/a"
         per_row = f"{queries['sum'] / queries['rows']:.1f}" if queries.get("rows") else "n/a"
@@ -174,13 +130,13 @@ class GrammarAttack(GrammarNoiseBase):
 
     def prepare(self, batch: NoiseInput, progress: bool = True) -> None:
         """Score every clean input of the split at once (the runs then find them in the victim's cache)."""
-        self._attack_runtime.victim.probabilities(_clean_inputs(batch))
+        self.head.run(_clean_inputs(batch))
 
     def apply(self, batch: NoiseInput) -> list[Noised]:
-        runtime = self._attack_runtime
-        victim = runtime.victim
+        runtime: AttackRuntime = self.runtime()
+        victim = runtime.head
         inputs = _clean_inputs(batch)
-        clean = victim.probabilities(inputs)
+        clean = victim.run(inputs)
         mapping = self.label_mapping()
         to_dataset = list(mapping.targets) if mapping else None  # victim label -> dataset label (one to one)
         to_victim = {t: m for m, t in enumerate(to_dataset)} if to_dataset else None

@@ -36,8 +36,8 @@ from noisecraft.core.text_units import segmentation_note, word_spans
 from noisecraft.errors import ConfigError
 from noisecraft.noise_models.base import Capabilities, NoiseInput, NoiseModel
 from noisecraft.noise_models.entity_spans import ENTITY_TYPES, Entity, EntityTagger, TaggedSentences
+from noisecraft.noise_models.model_base import ModelSettings
 from noisecraft.noise_models.natural import function_words
-from noisecraft.runtime.device import DEVICES, DTYPES
 
 LANG_HELP = "language of the text: its words (Thai, Chinese, Japanese segmented) and word list (set by the build)"
 QUESTION_MARKS = frozenset("?\u061f\uff1f\u2e2e\u037e")  # ? ؟ ？ ⸮ and the Greek question mark ;
@@ -259,7 +259,7 @@ NOT_TAGGED = "replace-entity: the text is not a sentence of the entity tags file
 
 
 @dataclass(frozen=True)
-class ReplaceEntity(NoiseModel):
+class ReplaceEntity(ModelSettings):
     """Replace one named entity by a placeholder."""
 
     tags: str | None = param(None, "a WikiANN (lang:token<TAB>tag) or CoNLL file holding the texts' entity tags (a "
@@ -270,8 +270,6 @@ class ReplaceEntity(NoiseModel):
     types: str = param("LOC,ORG,PER", "entity types that may be replaced, comma-separated")
     placeholder: str = param("[{type}]", "what replaces the entity; {type} becomes PER, ORG or LOC")
     lang: str = param("en", "language of the text (set by the build)")
-    device: str = param("auto", "where the tagger runs", choices=DEVICES, init_only=True)
-    dtype: str = param("auto", "tagger precision", choices=DTYPES, init_only=True)
 
     name: ClassVar[str] = "replace-entity"
     version: ClassVar[int] = 1

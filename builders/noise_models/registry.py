@@ -18,11 +18,29 @@ from noisecraft.noise_models.base import NoiseModel
 from noisecraft.noise_models.catalogue import LATEST, MODELS
 from noisecraft.noise_models.chain import NoiseChain
 
+#: Classes registered by :func:`register_noise` (defined outside noisecraft), by ``(name, version)``.
+_REGISTERED: dict[tuple[str, int], type[NoiseModel]] = {}
+
 
 def _load(name: str, version: int) -> type[NoiseModel]:
     """The class of a registered ``(name, version)``, imported on first use."""
+    if (name, version) in _REGISTERED:
+        return _REGISTERED[name, version]
     module, cls = MODELS[name, version]
     return getattr(importlib.import_module(f"noisecraft.noise_models.{module}"), cls)
+
+
+def register_noise(cls: type[NoiseModel]) -> type[NoiseModel]:
+    """Make a noise model defined outside noisecraft known by its ``name@version`` in this process (``nc.noise``,
+    ``--noise`` text, recipes), as the built-in ones are; usable as a class decorator. A name@version that is
+    taken by another class is refused: a published set names the one model that made it."""
+    key = (cls.name, cls.version)
+    if key in MODELS and _load(*key) is not cls:
+        raise ConfigError(f"{cls.name}@{cls.version} is already registered; give the new model another name or version")
+    _REGISTERED[key] = cls
+    MODELS[key] = (cls.__module__, cls.__qualname__)
+    LATEST[cls.name] = max(LATEST.get(cls.name, 0), cls.version)
+    return cls
 
 
 def __getattr__(attribute: str) -> Any:

@@ -34,7 +34,8 @@ from noisecraft.core.citations import NOISEQA_CITATION
 from noisecraft.core.edits import Noised, align
 from noisecraft.core.params import param
 from noisecraft.errors import ConfigError
-from noisecraft.noise_models.base import Capabilities, NoiseInput, NoiseModel
+from noisecraft.noise_models.base import Capabilities, NoiseInput
+from noisecraft.noise_models.model_base import ModelSettings
 from noisecraft.noise_models.speech_asr import PocketsphinxRecogniser, Recogniser
 from noisecraft.noise_models.speech_audio import decode_pcm, encode_pcm
 from noisecraft.noise_models.speech_tts import (
@@ -46,7 +47,6 @@ from noisecraft.noise_models.speech_tts import (
 )
 from noisecraft.runtime import CurrentCache, ResultCache, cache_root, cached_map
 from noisecraft.runtime.batching import length_batches, stable_key
-from noisecraft.runtime.device import DEVICES, DTYPES
 from noisecraft.runtime.offload import chunk_runner, gather_chunks, on_model_actor, run_here
 from noisecraft.runtime.whisper import OpenAIWhisperRecogniser, TransformersWhisperRecogniser
 
@@ -141,7 +141,7 @@ def _recognise_chunk(runtime: SpeechRuntime, texts: list[str]) -> list[str]:
 
 
 @dataclass(frozen=True)
-class SpeechInterfaceNoise(NoiseModel):
+class SpeechInterfaceNoise(ModelSettings):
     """Text -> speech (a TTS voice) -> recognised text (an ASR engine)."""
 
     tts: str = param("gtts", "speech synthesiser: gtts (Google, NoiseQA's; needs the network) or espeak "
@@ -165,10 +165,6 @@ class SpeechInterfaceNoise(NoiseModel):
     lang: str = param("en", "language of the text: the TTS voice and the recogniser's language (set by the build)")
     batch_size: int = param(64, "Whisper: clips decoded together, each padded to a 30 s window (recorded with the "
                                 "decode settings)", min=1, init_only=True)
-    device: str = param("auto", "where the recogniser runs (auto: cuda, then mps, then cpu)", choices=DEVICES,
-                        init_only=True)
-    dtype: str = param("auto", "recogniser precision (auto: bf16/fp16 on GPU, float32 on CPU)", choices=DTYPES,
-                       init_only=True)
 
     name: ClassVar[str] = "asr"
     version: ClassVar[int] = 1

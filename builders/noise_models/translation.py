@@ -25,26 +25,21 @@ from noisecraft.core.citations import NOISEQA_CITATION, OPUS_MT_CITATION
 from noisecraft.core.edits import Noised, align
 from noisecraft.core.params import param
 from noisecraft.errors import ConfigError
-from noisecraft.noise_models.base import Capabilities, NoiseInput, NoiseModel
-from noisecraft.runtime.device import DTYPES
+from noisecraft.noise_models.base import Capabilities, NoiseInput
+from noisecraft.noise_models.model_base import ModelSettings
 from noisecraft.sources.join import Join
 
 OPUS_MT = "Helsinki-NLP/opus-mt-{source}-{target}"
 TOO_LONG = "longer than the translation model's input limit"
-DEVICE_HELP = "auto (cuda, then mps, then cpu), cuda, cuda:N, mps or cpu: where the model runs"
-DTYPE_HELP = ("auto (bfloat16/float16 on GPU, float32 on CPU), or one of float32, bfloat16, float16; precision can change "
-              "outputs, so the card records it and the cache keys on it")
 BUDGET_HELP = "padded source tokens x beams per batch (lower it if the GPU runs out of memory); output does not depend on it"
 
 
 @dataclass(frozen=True)
-class _TranslationNoise(NoiseModel):
-    """Decode and runtime settings shared by the translation models."""
+class _TranslationNoise(ModelSettings):
+    """Decode and runtime settings shared by the translation models (where they run: :class:`ModelSettings`)."""
 
     num_beams: int = param(4, "beam width (1 = greedy decoding); decoding never samples", min=1, max=32)
     max_new_tokens: int = param(256, "longest output, in tokens", min=1, max=4096)
-    device: str = param("auto", DEVICE_HELP, init_only=True)
-    dtype: str = param("auto", DTYPE_HELP, choices=DTYPES, init_only=True)
     token_budget: int = param(16384, BUDGET_HELP, min=1, init_only=True)
 
     capabilities: ClassVar[Capabilities] = Capabilities(protects_spans=False, edit_log="aligned", deterministic=True,

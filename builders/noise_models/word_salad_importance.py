@@ -3,8 +3,9 @@ AAAI 2021, "BERT & Family Eat Word Salad"), the gradient-based family beside the
 :mod:`.destructive`.
 
 **Importance.** A fine-tuned sequence classifier (``model``: a Hub id with ``revision``, or a folder saved with
-``save_pretrained``; resolved, cached and recorded exactly as the grammar attack's victim) reads each row's input
-(the text, or the whole pair of a pair task in the task's order) and the runtime's
+``save_pretrained``; resolved, cached, seeded and recorded by :class:`~noisecraft.noise_models.model_base.ModelNoise`,
+as the grammar attack's victim) reads each row's input (the text, or the whole pair of a pair task in the task's
+order) and the runtime's
 :class:`~noisecraft.runtime.heads.Importance` head gives every sub-token ``t_i · ∇_{t_i} L``, ``L`` the
 cross-entropy of the model's *predicted* label (one forward and one backward per length-bucketed batch). A
 **word** is a token of :func:`noisecraft.core.text_units.token_spans` with at least one letter or digit (``doesn't``
@@ -36,8 +37,8 @@ a pair task the importance is still computed over the whole pair, as the classif
 
 **The classifier's task is checked.** Importance is only meaningful from a classifier fine-tuned on the task being
 noised: an MNLI model's gradient on SST-2 sentences ranks words by nothing SST-2 asks. When the source has a class
-label, its class names are matched to the classifier's labels by
-:func:`noisecraft.runtime.labels.class_mapping` (the grammar attack's victim check), before any forward pass: the
+label, its class names are matched to the classifier's labels by the label check of
+:class:`~noisecraft.noise_models.model_base.ModelNoise` (the grammar attack's too), before any forward pass: the
 same names (case and separators ignored), or generic ``LABEL_0..N-1`` with as many labels as the dataset (accepted
 positionally: then only the count was checked, which the card says). Anything else is refused with one line
 naming the model, its labels and the dataset's. The mapping never changes the output (importance follows the
@@ -54,10 +55,9 @@ the text, which is the point of the test (a model should lose confidence).
 
 from __future__ import annotations
 
-import dataclasses
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cache, cached_property
 from typing import Any, ClassVar
 
@@ -67,10 +67,9 @@ from noisecraft.core.params import param
 from noisecraft.core.seeding import ExampleRng
 from noisecraft.core.text_units import token_spans
 from noisecraft.errors import ConfigError
-from noisecraft.noise_models.base import Capabilities, NoiseInput, NoiseModel
+from noisecraft.noise_models.base import Capabilities, NoiseInput
 from noisecraft.noise_models.destructive import LANG_HELP
-from noisecraft.runtime.device import DTYPES
-from noisecraft.runtime.labels import LabelMapping, class_mapping
+from noisecraft.noise_models.model_base import ModelNoise, ModelRuntime
 from noisecraft.runtime.postprocess import DECIMALS
 
 #: An input the classifier reads: ``(text,)`` or ``(first, second)``.
@@ -116,23 +115,13 @@ def vocabulary_words(vocab: Sequence[str], specials: Sequence[str]) -> tuple[str
     return tuple(sorted({word for word in words if word and word.isalpha()}))
 
 
-class ImportanceRuntime:
-    """The classifier's head (resolved on first use, weights on first call) with a per-process memory in front of
-    its on-disk cache, and the model's vocabulary words for ``replace``."""
+class ImportanceRuntime(ModelRuntime):
+    """The classifier's bound head (:class:`~noisecraft.noise_models.model_base.ModelRuntime`) and the model's
+    vocabulary words for ``replace``."""
 
     def __init__(self, head_loader: Callable[[], Any], noise_id: str, model: str) -> None:
-        self._head_loader, self._noise_id, self._model = head_loader, noise_id, model
-        self._memory: dict[ClassifierInput, dict[str, Any]] = {}
-
-    @cached_property
-    def head(self) -> Any:
-        return self._head_loader()
-
-    @cached_property
-    def task(self) -> Any:
-        from noisecraft.runtime.heads import Importance
-
-        return Importance()
+        super().__init__(head_loader)
+        self._noise_id, self._model = noise_id, model
 
     @property
     def computed(self) -> int:
@@ -142,7 +131,7 @@ class ImportanceRuntime:
     def check(self) -> None:
         """Refuse, before any row, a model whose importance cannot be computed: no input embeddings to take the
         gradient at, or a tokenizer without character offsets (words could not be found in the text)."""
-        model = self.head.model(self.task)
+        model = self.head.head.model(self.head.task)
         try:
             embeddings = model.get_input_embeddings()
         except (NotImplementedError, AttributeError):
@@ -150,13 +139,13 @@ class ImportanceRuntime:
         if embeddings is None:
             raise ConfigError(f"{self._noise_id} model={self._model}: {type(model).__name__} has no input embeddings "
                               "(get_input_embeddings), so t · grad_t L cannot be computed; use a transformer classifier")
-        if not getattr(self.head.tokenizer, "is_fast", False):
+        if not getattr(self.head.head.tokenizer, "is_fast", False):
             raise ConfigError(f"{self._noise_id} model={self._model}: its tokenizer has no fast (Rust) version, so "
                               "sub-tokens cannot be mapped to words by character offsets")
 
     @cached_property
     def vocabulary(self) -> tuple[str, ...]:
-        tokenizer = self.head.tokenizer
+        tokenizer = self.head.head.tokenizer
         words = vocabulary_words(list(tokenizer.get_vocab()), list(tokenizer.all_special_tokens))
         if not words:
             raise ConfigError(f"{self._noise_id} model={self._model}: its vocabulary has no whole alphabetic word")
@@ -164,16 +153,10 @@ class ImportanceRuntime:
 
     def importance(self, inputs: Sequence[ClassifierInput], progress: bool = False) -> list[dict[str, Any]]:
         """The head's importance result of every input, in input order; each distinct input computed at most once
-        (a progress bar over the model's batches when ``progress``)."""
-        missing = list(dict.fromkeys(i for i in inputs if i not in self._memory))
-        if missing:
+        (a progress bar over the model's batches when ``progress``); the model is checked before it is asked."""
+        if self.head.missing(inputs):
             self.check()
-            self.head.progress = progress
-            self._memory.update(zip(missing, self.head.run(self.task, missing, desc="importance")))
-        return [self._memory[i] for i in inputs]
-
-    def provenance(self) -> dict[str, Any]:
-        return dict(self.head.provenance(self.task))
+        return self.head.run(inputs, progress)
 
 
 def is_word(token: str) -> bool:
@@ -233,78 +216,28 @@ def drop_edits(text: str, tokens: Sequence[Span], dropped: set[int]) -> list[Edi
 
 
 @dataclass(frozen=True)
-class _ImportanceSalad(NoiseModel):
+class _ImportanceSalad(ModelNoise):
     """Shared parameters and machinery of the importance-guided family (see the module docstring)."""
 
     model: str = param("", "the fine-tuned sequence classifier whose gradient ranks the words: a Hugging Face Hub "
                            "model id or a folder saved with save_pretrained()", file="model")
-    revision: str | None = param(None, "Hub revision (branch, tag or commit) of the model; resolved to its commit")
     r: float = param(0.5, "share of the text's words transformed (the least important ones)", min=0.0, max=1.0)
     lang: str = param("en", LANG_HELP)
-    max_length: int = param(128, "model inputs truncated to this many tokens, or the model's own limit when lower (words "
-                                           "past it count as importance 0)",
-                            min=8)
-    device: str = param("auto", "auto (cuda, then mps, then cpu), cuda, cuda:N, mps or cpu: where the model runs",
-                        init_only=True)
-    dtype: str = param("auto", "model precision: auto (bfloat16/float16 on GPU, float32 on CPU), float32, bfloat16 or "
-                               "float16; recorded in the card", choices=DTYPES, init_only=True)
-    token_budget: int = param(32768, "padded tokens per model batch (lower it if the GPU runs out of memory)", min=1,
-                              init_only=True)
-    #: The dataset's class names, by label index (set by :meth:`for_labels`; not a parameter: it shapes no output).
-    _label_names: tuple[str, ...] = field(default=(), repr=False, compare=False)
 
     citation: ClassVar[str] = WORD_SALAD_CITATION
     capabilities: ClassVar[Capabilities] = Capabilities(protects_spans=False, model_based=True)
 
-    def check(self) -> None:
-        if not self.model:
-            raise ConfigError(f"{self.noise_id} needs model=: a fine-tuned Hugging Face classifier id or a saved "
-                              "model folder")
-
-    def for_labels(self, names: Sequence[str]) -> _ImportanceSalad:
-        """This model on a dataset whose class label ``i`` is named ``names[i]``: a classifier whose labels are not
-        the dataset's (an MNLI model on SST-2, two labels on three-way MNLI) is refused now, before any row or
-        forward pass (only its config is read)."""
-        model = dataclasses.replace(self, _label_names=tuple(names))
-        model.label_mapping()
-        return model
-
-    def label_mapping(self) -> LabelMapping | None:
-        """The classifier's labels matched to the dataset's class names (``None``: the source named none, so the
-        classifier's task is unchecked)."""
-        if not self._label_names:
-            return None
-        head = self._runtime.head
-        try:
-            return class_mapping(head.ref.fingerprint()["model"], head.id2label, self._label_names,
-                                 remedy="Use a classifier fine-tuned on this dataset's task: its gradient must say "
-                                        "which words matter for that task")
-        except ConfigError as exc:
-            raise ConfigError(f"{self.noise_id} model={self.model}: {exc}") from exc
+    task: ClassVar[str] = "Importance"
+    extra: ClassVar[str] = "salad"
+    label_remedy: ClassVar[str] = ("Use a classifier fine-tuned on this dataset's task: its gradient must say which "
+                                   "words matter for that task")
 
     def load(self) -> ImportanceRuntime:
-        return ImportanceRuntime(self._head, self.noise_id, self.model)
-
-    def _head(self) -> Any:
-        """The model's head, inputs truncated to ``max_length`` or the model's own limit, whichever is lower."""
-        from noisecraft.runtime.heads import load_head
-
-        head = load_head(self.model, self.revision or None, self.device, self.dtype, extra="salad",
-                         token_budget=self.token_budget)
-        return head.truncated(self.max_length)  # the model is resolved once (a Hub id: one question to the Hub)
+        return ImportanceRuntime(self.load_head, self.noise_id, self.model)
 
     @property
     def _runtime(self) -> ImportanceRuntime:
         return self.runtime()  # type: ignore[no-any-return]
-
-    def seed_params(self) -> dict[str, Any]:
-        """The model enters by its resolved identity (Hub commit, or a folder's digest), not by its name."""
-        return {**super().seed_params(), "model": self._runtime.head.fingerprint(self._runtime.task)["model"]}
-
-    def provenance(self) -> dict[str, Any]:
-        mapping = self.label_mapping()
-        labels = mapping.to_dict() if mapping else {"how": "unchecked (the data names no class labels)", "map": None}
-        return {**super().provenance(), "model": self._runtime.provenance(), "labels": labels}
 
     def _labels_sentence(self) -> str:
         """What the card says about the classifier's labels against the dataset's."""
@@ -322,7 +255,7 @@ class _ImportanceSalad(NoiseModel):
                 "model card says.")
 
     def describe(self) -> str:
-        model = self._runtime.head.fingerprint(self._runtime.task)["model"]
+        model = self.head.fingerprint()["model"]
         return (f"Word salad ({self.name}, Gupta et al., 2021): {self.action()} Word importance is the gradient "
                 f"importance t · ∇t L of the predicted label of the classifier `{model['model']}` (revision "
                 f"`{model['revision']}`), summed over each word's sub-tokens (magnitude of the sum; ties broken by "

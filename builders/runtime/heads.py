@@ -15,7 +15,9 @@ over stride windows), :class:`WordLabels` (token classification, first sub-token
 :class:`Entities` (token classification, entity spans), :class:`Embeddings` (attention-mask weighted mean
 of the last hidden state) and :class:`Importance` (input-gradient importance ``t_i · ∇_{t_i} L`` of the
 loss of the predicted label, one backward per batch). :meth:`Head.probabilities`,
-:meth:`Head.embeddings` and :meth:`Head.importance` are the short forms.
+:meth:`Head.embeddings` and :meth:`Head.importance` are the short forms. A :class:`BoundHead` is a head bound to one
+task with a per-process memory in front of the disk cache: what a model-based noise model queries (a victim, a
+gradient ranking words, an entity tagger).
 
 Two words for two ideas, used everywhere in the runtime:
 
@@ -39,6 +41,7 @@ from noisecraft.runtime import postprocess
 from noisecraft.runtime.batching import run_batched, stable_key
 from noisecraft.runtime.cache import CurrentCache, cached_map, input_key
 from noisecraft.runtime.device import Placement
+from noisecraft.runtime.labels import LabelMapping, class_mapping
 from noisecraft.runtime.loading import ModelRef, library_versions, load_pretrained, newly_initialised
 from noisecraft.runtime.offload import ChunkRunner, chunk_runner, gather_chunks
 
@@ -517,6 +520,50 @@ def _compute_chunk(head: Head, task: Task, desc: str, items: list[Any]) -> list[
     return head._compute(task, items, lambda inputs, outputs: None, desc)
 
 
+class BoundHead:
+    """A :class:`Head` bound to one :class:`Task`, with a per-process memory in front of the head's on-disk cache:
+    what a model-based noise model queries (a classifier attacked, a gradient ranking words, a tagger). A search
+    asks for the same inputs again and again; each distinct input goes to the head at most once per process."""
+
+    def __init__(self, head: Head, task: Task, desc: str = "") -> None:
+        self.head, self.task, self.desc = head, task, desc or task.name
+        self._memory: dict[Any, Any] = {}
+
+    @property
+    def computed(self) -> int:
+        """Inputs that went through the model in this process (neither the memory nor the disk cache had them)."""
+        return self.head.computed
+
+    @property
+    def id2label(self) -> dict[int, str]:
+        return self.head.id2label
+
+    def fingerprint(self) -> dict[str, Any]:
+        """What decides the outputs (the disk cache's key; see the module docstring)."""
+        return self.head.fingerprint(self.task)
+
+    def provenance(self) -> dict[str, Any]:
+        """The fingerprint plus the device, as the card records it."""
+        return self.head.provenance(self.task)
+
+    def label_mapping(self, dataset_labels: Sequence[str], remedy: str | None = None) -> LabelMapping:
+        """The model's labels matched to the dataset's class names by name (see :func:`class_mapping`)."""
+        return class_mapping(str(self.fingerprint()["model"]["model"]), self.id2label, dataset_labels, remedy=remedy)
+
+    def missing(self, inputs: Sequence[Any]) -> list[Any]:
+        """The distinct inputs this process has not asked the head about yet (the disk cache may still hold them)."""
+        return list(dict.fromkeys(i for i in inputs if i not in self._memory))
+
+    def run(self, inputs: Sequence[Any], progress: bool = False) -> list[Any]:
+        """The task's output of every input, in input order; each distinct input computed at most once (a progress
+        bar over the model's batches when ``progress``)."""
+        missing = self.missing(inputs)
+        if missing:
+            self.head.progress = progress
+            self._memory.update(zip(missing, self.head.run(self.task, missing, desc=self.desc)))
+        return [self._memory[i] for i in inputs]
+
+
 def load_head(name: str, revision: str | None = None, device: str = "auto", dtype: str = "auto", *,
               extra: str = "eval", **options: Any) -> Head:
     """A :class:`Head` for a Hub id (and revision) or a folder saved with ``save_pretrained``; ``options`` as
@@ -530,5 +577,5 @@ def load_head(name: str, revision: str | None = None, device: str = "auto", dtyp
     return Head(resolve_model(name, revision), pick_placement(device, dtype, extra=extra), **options)
 
 
-__all__ = ["Answers", "Embeddings", "Entities", "Feature", "Head", "Importance", "Probabilities", "Task",
+__all__ = ["Answers", "BoundHead", "Embeddings", "Entities", "Feature", "Head", "Importance", "Probabilities", "Task",
            "WordLabels", "load_head"]
