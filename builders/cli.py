@@ -255,7 +255,8 @@ def _parser() -> argparse.ArgumentParser:
                     "wordnet-sense-index (apt-get install -y wordnet-base wordnet-sense-index) and NLTK's perceptron "
                     "tagger trained on a POS-tagged file (CoNLL-2003 layout: 'word TAG ...' lines). Give it to the "
                     "models as nltk_data=DIR.")
-    nltk_data.add_argument("out", type=Path, metavar="DIR", help="the folder to write (must not exist)")
+    nltk_data.add_argument("out", type=Path, metavar="DIR",
+                           help="the folder to write: a new one (one a stopped run left half-written is replaced)")
     nltk_data.add_argument("--tagged", type=Path, required=True, metavar="FILE",
                            help="POS-tagged training sentences, e.g. CoNLL-2003 eng.train")
     nltk_data.add_argument("--iterations", type=int, default=5, help="perceptron training passes (default: %(default)s)")
@@ -473,8 +474,6 @@ def cmd_noises(args: argparse.Namespace) -> int:
 def cmd_setup(args: argparse.Namespace) -> int:
     from noisecraft.grammar.nltk_data import prepare_nltk_data
 
-    if args.out.exists():
-        raise ConfigError(f"{args.out} already exists: give a new folder")
     prepare_nltk_data(args.out, args.tagged, args.iterations)
     print(f"wrote {args.out} (WordNet + perceptron tagger): use nltk_data={args.out}")
     return 0

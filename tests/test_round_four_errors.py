@@ -1,0 +1,90 @@
+"""Round four of the attack (issue 35): every command that writes is a transaction, and what still ended in a
+traceback is one line naming its cause."""
+
+from __future__ import annotations
+
+import pytest
+
+from noisecraft.cli import main
+from noisecraft.grammar import nltk_data
+from noisecraft.grammar.nltk_data import COMPLETE, debian_wordnet_missing
+
+from tiny_models import POS_SAMPLE
+
+
+def one_error(capsys) -> str:
+    [message] = capsys.readouterr().err.strip().splitlines()
+    assert message.startswith("noisecraft: error: ")
+    return message
+
+
+@pytest.fixture
+def wordnet() -> None:
+    if debian_wordnet_missing():
+        pytest.skip(debian_wordnet_missing())
+
+
+def _fail_after_tagger(monkeypatch, exc: BaseException) -> None:
+    """The tagger is written, then the next step (WordNet's copy) fails."""
+    def copy_wordnet(root, source=nltk_data.DEBIAN_WORDNET):
+        assert (root / "taggers").is_dir()
+        raise exc
+    monkeypatch.setattr(nltk_data, "copy_wordnet", copy_wordnet)
+
+
+@pytest.mark.parametrize("exc", [OSError(28, "No space left on device"), KeyboardInterrupt()])
+def test_setup_nltk_data_stopped_midway_leaves_no_folder_and_a_rerun_succeeds(tmp_path, capsys, monkeypatch,
+                                                                               wordnet, exc):
+    out = tmp_path / "nltk_data"
+    with monkeypatch.context() as patch:
+        _fail_after_tagger(patch, exc)
+        if isinstance(exc, KeyboardInterrupt):
+            assert main(["setup", "nltk-data", str(out), "--tagged", str(POS_SAMPLE)]) == 130
+        else:
+            assert main(["setup", "nltk-data", str(out), "--tagged", str(POS_SAMPLE)]) == 2
+            assert one_error(capsys) == (f"noisecraft: error: cannot write {out}: No space left on device; {out} is "
+                                         "as it was: free space and run the command again")
+    assert sorted(tmp_path.iterdir()) == []  # nothing half-written, no staging folder left
+    assert main(["setup", "nltk-data", str(out), "--tagged", str(POS_SAMPLE)]) == 0
+    assert (out / COMPLETE).is_file() and (out / "corpora" / "wordnet" / "lexnames").is_file()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["nltk_data"]
+
+
+def test_setup_nltk_data_repairs_a_folder_an_older_run_left_half_written(tmp_path, capsys, wordnet):
+    out = tmp_path / "nltk_data"
+    (out / "taggers" / "averaged_perceptron_tagger_eng").mkdir(parents=True)  # killed after the tagger: no WordNet
+    assert main(["setup", "nltk-data", str(out), "--tagged", str(POS_SAMPLE)]) == 0
+    assert (out / COMPLETE).is_file() and (out / "corpora" / "wordnet" / "lexnames").is_file()
+    assert main(["setup", "nltk-data", str(out), "--tagged", str(POS_SAMPLE)]) == 2  # a complete one is kept
+    assert "already exists (a complete NLTK data folder)" in one_error(capsys)
+
+
+def test_setup_nltk_data_never_replaces_a_folder_of_other_files(tmp_path, capsys, wordnet):
+    out = tmp_path / "mine"
+    out.mkdir()
+    (out / "notes.txt").write_text("mine\n", encoding="utf-8")
+    assert main(["setup", "nltk-data", str(out), "--tagged", str(POS_SAMPLE)]) == 2
+    assert "already exists and holds other files (notes.txt)" in one_error(capsys)
+    assert sorted(p.name for p in out.iterdir()) == ["notes.txt"]
+
+
+@pytest.mark.parametrize("text, line, why", [
+    ("The cat sat on the mat .\nShe walks to school .\n", 1, "'cat' is not a part-of-speech tag"),
+    ("The DT\ncat NN\nsat on the mat\n", 3, "'on' is not a part-of-speech tag"),
+    ("".join(f"w{i} T{i}\n" for i in range(101)), 101, "more than 100 distinct tags"),
+])
+def test_setup_nltk_data_refuses_a_second_column_that_is_not_a_tag_set(tmp_path, capsys, wordnet, text, line, why):
+    tagged = tmp_path / "prose.txt"
+    tagged.write_text(text, encoding="utf-8")
+    assert main(["setup", "nltk-data", str(tmp_path / "out"), "--tagged", str(tagged)]) == 2
+    message = one_error(capsys)
+    assert message.startswith(f"noisecraft: error: {tagged}, line {line}: ") and why in message
+    assert not (tmp_path / "out").exists()
+
+
+def test_setup_nltk_data_takes_a_real_tag_set(tmp_path, wordnet):
+    """Penn Treebank tags, punctuation tags and CoNLL-2003's own (``-X-``, ``NN|SYM``) are tags."""
+    tagged = tmp_path / "tagged.txt"
+    tagged.write_text("-DOCSTART- -X- O O\n\nThe DT B-NP O\nEU NNP I-NP B-ORG\n's POS B-NP O\nx NN|SYM O O\n"
+                      "$ $ O O\n( ( O O\n. . O O\n", encoding="utf-8")
+    assert main(["setup", "nltk-data", str(tmp_path / "out"), "--tagged", str(tagged)]) == 0
