@@ -3,17 +3,27 @@ traceback is one line naming its cause."""
 
 from __future__ import annotations
 
+import importlib.util
+import sqlite3
+
 import pytest
 
 from noisecraft.cli import main
 from noisecraft.grammar import nltk_data
 from noisecraft.grammar.nltk_data import COMPLETE, debian_wordnet_missing
 
-from tiny_models import POS_SAMPLE
+from conftest import corpus
+from tiny_models import POS_SAMPLE, tiny_model
+
+needs_torch = pytest.mark.skipif(any(importlib.util.find_spec(m) is None for m in ("torch", "transformers")),
+                                 reason="torch and transformers are not installed")
 
 
 def one_error(capsys) -> str:
-    [message] = capsys.readouterr().err.strip().splitlines()
+    """The command's one error line (the progress bars transformers draws as it loads a model aside)."""
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    [message] = [line for line in err.splitlines() if line.startswith("noisecraft")]
     assert message.startswith("noisecraft: error: ")
     return message
 
@@ -88,3 +98,46 @@ def test_setup_nltk_data_takes_a_real_tag_set(tmp_path, wordnet):
     tagged.write_text("-DOCSTART- -X- O O\n\nThe DT B-NP O\nEU NNP I-NP B-ORG\n's POS B-NP O\nx NN|SYM O O\n"
                       "$ $ O O\n( ( O O\n. . O O\n", encoding="utf-8")
     assert main(["setup", "nltk-data", str(tmp_path / "out"), "--tagged", str(tagged)]) == 0
+
+
+class _FullDisk:
+    """A SQLite connection whose writes fail as on a full disk (reads and everything else are the real one's)."""
+
+    def __init__(self, real: sqlite3.Connection) -> None:
+        self.real = real
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.real, name)
+
+    def __enter__(self) -> _FullDisk:
+        self.real.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.real.__exit__(*exc)
+
+    def executemany(self, *args: object) -> None:
+        raise sqlite3.OperationalError("database or disk is full")
+
+
+@needs_torch
+def test_a_model_cache_on_a_full_disk_is_one_line_and_loses_nothing(tmp_path, capsys, monkeypatch):
+    from noisecraft.runtime import cache
+
+    model = tiny_model("cls-one-word-sst2")
+    tsv = tmp_path / "dev.tsv"
+    tsv.write_text("".join(corpus("glue/SST-2/dev.tsv").read_text(encoding="utf-8").splitlines(True)[:9]),
+                   encoding="utf-8")
+    monkeypatch.setenv("NOISECRAFT_CACHE", str(tmp_path / "cache"))
+    out = tmp_path / "out"
+    build = ["build", "--source", "glue/sst2", "--data-file", str(tsv), "--noise", f"drop(model={model})",
+             "--out", str(out), "--no-progress"]
+    real_connect = sqlite3.connect
+    with monkeypatch.context() as patch:
+        patch.setattr(cache.sqlite3, "connect", lambda *a, **k: _FullDisk(real_connect(*a, **k)))
+        assert main(build) == 2
+    message = one_error(capsys)
+    assert message.startswith(f"noisecraft: error: model cache {tmp_path / 'cache'}") and \
+        "database or disk is full; the outputs cached before are kept" in message
+    assert not (out / "noisecraft.json").exists()
+    assert main(build) == 0 and (out / "noisecraft.json").exists()
