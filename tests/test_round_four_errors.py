@@ -4,7 +4,11 @@ traceback is one line naming its cause."""
 from __future__ import annotations
 
 import importlib.util
+import json
+import os
+import shutil
 import sqlite3
+from pathlib import Path
 
 import pytest
 
@@ -100,6 +104,15 @@ def test_setup_nltk_data_takes_a_real_tag_set(tmp_path, wordnet):
     assert main(["setup", "nltk-data", str(tmp_path / "out"), "--tagged", str(tagged)]) == 0
 
 
+def _drop_build(tmp_path: Path, model: Path, out: Path) -> list[str]:
+    """``noisecraft build`` of ``drop(model=...)`` on 8 rows of SST-2."""
+    tsv = tmp_path / "dev.tsv"
+    tsv.write_text("".join(corpus("glue/SST-2/dev.tsv").read_text(encoding="utf-8").splitlines(True)[:9]),
+                   encoding="utf-8")
+    return ["build", "--source", "glue/sst2", "--data-file", str(tsv), "--noise", f"drop(model={model})",
+            "--out", str(out), "--no-progress"]
+
+
 class _FullDisk:
     """A SQLite connection whose writes fail as on a full disk (reads and everything else are the real one's)."""
 
@@ -124,14 +137,9 @@ class _FullDisk:
 def test_a_model_cache_on_a_full_disk_is_one_line_and_loses_nothing(tmp_path, capsys, monkeypatch):
     from noisecraft.runtime import cache
 
-    model = tiny_model("cls-one-word-sst2")
-    tsv = tmp_path / "dev.tsv"
-    tsv.write_text("".join(corpus("glue/SST-2/dev.tsv").read_text(encoding="utf-8").splitlines(True)[:9]),
-                   encoding="utf-8")
     monkeypatch.setenv("NOISECRAFT_CACHE", str(tmp_path / "cache"))
     out = tmp_path / "out"
-    build = ["build", "--source", "glue/sst2", "--data-file", str(tsv), "--noise", f"drop(model={model})",
-             "--out", str(out), "--no-progress"]
+    build = _drop_build(tmp_path, tiny_model("cls-one-word-sst2"), out)
     real_connect = sqlite3.connect
     with monkeypatch.context() as patch:
         patch.setattr(cache.sqlite3, "connect", lambda *a, **k: _FullDisk(real_connect(*a, **k)))
@@ -141,3 +149,36 @@ def test_a_model_cache_on_a_full_disk_is_one_line_and_loses_nothing(tmp_path, ca
         "database or disk is full; the outputs cached before are kept" in message
     assert not (out / "noisecraft.json").exists()
     assert main(build) == 0 and (out / "noisecraft.json").exists()
+
+
+def _truncate_weights(model: Path) -> None:
+    weights = model / "model.safetensors"
+    os.truncate(weights, weights.stat().st_size // 2)
+
+
+def _corrupt_tokenizer(model: Path) -> None:
+    (model / "tokenizer.json").write_text('{"version": "1.0", trunc', encoding="utf-8")
+
+
+def _empty_vocabulary(model: Path) -> None:
+    tokenizer = json.loads((model / "tokenizer.json").read_text(encoding="utf-8"))
+    tokenizer["model"]["vocab"], tokenizer["added_tokens"] = {}, []
+    (model / "tokenizer.json").write_text(json.dumps(tokenizer), encoding="utf-8")
+
+
+@needs_torch
+@pytest.mark.parametrize("damage, why", [
+    (_truncate_weights, "(AutoModelForSequenceClassification, SafetensorError): Error while deserializing header"),
+    (_corrupt_tokenizer, "(AutoTokenizer, JSONDecodeError): Expecting property name"),
+    (_empty_vocabulary, "its tokenizer's vocabulary is empty"),
+])
+def test_a_damaged_model_folder_is_one_line_naming_it(tmp_path, capsys, monkeypatch, damage, why):
+    monkeypatch.setenv("NOISECRAFT_CACHE", str(tmp_path / "cache"))
+    model = tmp_path / "model"
+    shutil.copytree(tiny_model("cls-one-word-sst2"), model)
+    damage(model)
+    out = tmp_path / "out"
+    assert main(_drop_build(tmp_path, model, out)) == 2
+    message = one_error(capsys)
+    assert message.startswith(f"noisecraft: error: cannot load {model} (sha256:") and why in message
+    assert not (out / "noisecraft.json").exists()
