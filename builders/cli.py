@@ -479,6 +479,14 @@ def cmd_setup(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check_out(args: argparse.Namespace) -> None:
+    """Every command's output (``--out``, ``setup``'s folder) is a folder: refuse an existing file before any work
+    (it would otherwise fail at the first write, after the models ran, with a traceback)."""
+    out = getattr(args, "out", None)
+    if isinstance(out, Path) and out.exists() and not out.is_dir():
+        raise ConfigError(f"{out} is a file, not a folder: give a folder for the output")
+
+
 class Terminated(KeyboardInterrupt):
     """SIGTERM, raised where the command is, so that it unwinds as from Ctrl-C: what it staged is removed and its
     workers are stopped; the command then exits 143, as a process the signal had killed would."""
@@ -500,6 +508,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "layouts": cmd_layouts, "noises": cmd_noises, "recipes": cmd_recipes, "evaluate": cmd_evaluate,
                 "probe": cmd_probe, "setup": cmd_setup, "export": cmd_export}
     try:
+        _check_out(args)
         return handlers[args.command](args)
     except NoisecraftError as exc:
         print(f"noisecraft: error: {exc}", file=sys.stderr)

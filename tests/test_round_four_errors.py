@@ -182,3 +182,31 @@ def test_a_damaged_model_folder_is_one_line_naming_it(tmp_path, capsys, monkeypa
     message = one_error(capsys)
     assert message.startswith(f"noisecraft: error: cannot load {model} (sha256:") and why in message
     assert not (out / "noisecraft.json").exists()
+
+
+@pytest.mark.parametrize("dataset, why", [
+    ("{tmp}/no-such-folder", "{tmp}/no-such-folder: no such folder"),
+    ("{tmp}/afile", "{tmp}/afile is a file: give a CoLeS dataset folder"),
+    ("no-such-coles", "no-such-coles: no such folder, and not a Hub dataset that can be loaded: "),
+])
+def test_probe_type_on_a_missing_folder_is_one_line(tmp_path, capsys, monkeypatch, dataset, why):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    (tmp_path / "afile").write_text("x\n", encoding="utf-8")
+    dataset = dataset.format(tmp=tmp_path)
+    assert main(["probe", "type", dataset, "--tokenizer", "bert-base-uncased", "--out", str(tmp_path / "typing")]) == 2
+    assert one_error(capsys).startswith(f"noisecraft: error: {why.format(tmp=tmp_path)}")
+    assert not (tmp_path / "typing").exists()
+
+
+@pytest.mark.parametrize("command", [
+    ["probe", "type", "coles", "--tokenizer", "bert-base-uncased"],
+    ["probe", "measure", "coles", "--model", "bert-base-uncased"],
+    ["evaluate", "--dataset", "coles", "--model", "bert-base-uncased"],
+    ["build", "--source", "demo", "--noise", "keyboard"],
+])
+def test_an_out_that_is_a_file_is_one_line_before_any_work(tmp_path, capsys, command):
+    out = tmp_path / "report.txt"
+    out.write_text("mine\n", encoding="utf-8")
+    assert main([*command, "--out", str(out)]) == 2
+    assert one_error(capsys) == f"noisecraft: error: {out} is a file, not a folder: give a folder for the output"
+    assert out.read_text(encoding="utf-8") == "mine\n"
