@@ -66,6 +66,11 @@ def perturb(dataset: datasets.Dataset, model: NoiseModel | str, fields: Sequence
     """
     import datasets
 
+    if not isinstance(dataset, datasets.Dataset):
+        hint = (": pass one split (dataset['validation']), or perturb each split: "
+                "DatasetDict({name: nc.perturb(split, ...) for name, split in dataset.items()})"
+                if isinstance(dataset, datasets.DatasetDict) else "")
+        raise ConfigError(f"perturb takes a datasets.Dataset, not a {type(dataset).__name__}{hint}")
     model = parse_noise(model) if isinstance(model, str) else model
     if isinstance(fields, str):
         raise ConfigError(f"fields is a list of column names: fields=[{fields!r}]")

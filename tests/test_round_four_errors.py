@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 
 from noisecraft.cli import main
+from noisecraft.core.labels import LabelLayout
+from noisecraft.errors import ConfigError
 from noisecraft.grammar import nltk_data
 from noisecraft.grammar.nltk_data import COMPLETE, debian_wordnet_missing
 
@@ -210,3 +212,31 @@ def test_an_out_that_is_a_file_is_one_line_before_any_work(tmp_path, capsys, com
     assert main([*command, "--out", str(out)]) == 2
     assert one_error(capsys) == f"noisecraft: error: {out} is a file, not a folder: give a folder for the output"
     assert out.read_text(encoding="utf-8") == "mine\n"
+
+
+def test_perturb_of_a_dataset_dict_says_to_pass_a_split():
+    import datasets
+
+    import noisecraft as nc
+
+    splits = datasets.DatasetDict({"validation": datasets.Dataset.from_dict({"id": ["a"], "text": ["Hello there"]})})
+    with pytest.raises(ConfigError, match=r"^perturb takes a datasets.Dataset, not a DatasetDict: pass one split "
+                                          r"\(dataset\['validation'\]\), or perturb each split"):
+        nc.perturb(splits, "keyboard", ["text"])
+    with pytest.raises(ConfigError, match=r"^perturb takes a datasets.Dataset, not a list$"):
+        nc.perturb([{"id": "a", "text": "Hello"}], "keyboard", ["text"])
+
+
+@pytest.mark.parametrize("labels, message", [
+    (LabelLayout(span_labels={"context": "answers"}), "the labels name 'answers' as the span labels of field 'context'"),
+    (LabelLayout(pair_fields=("context", "sentence2")), "the labels name 'sentence2' as the pair of field 'context'"),
+    (LabelLayout(token_tags=("context", "ner_tags")), "the labels name 'ner_tags' as the tags of field 'context'"),
+])
+def test_labels_on_a_missing_column_are_refused_before_any_row(labels, message):
+    import datasets
+
+    import noisecraft as nc
+
+    rows = datasets.Dataset.from_dict({"id": ["a", "b"], "context": ["Hello there world", "Another text here"]})
+    with pytest.raises(ConfigError, match=f"^{message}, but it is not a column of the dataset; columns: id, context$"):
+        nc.perturb(rows, "keyboard", ["context"], labels=labels)
