@@ -479,6 +479,19 @@ def cmd_setup(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check_argv(argv: Sequence[str]) -> None:
+    """Refuse an argument that is not valid UTF-8: Python hands its bytes over as lone surrogates, which no card,
+    manifest or Arrow column can hold (the write would fail at the end of the build)."""
+    for argument in argv:
+        try:
+            argument.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            code = ord(argument[exc.start])
+            what = f"byte 0x{code - 0xDC00:02X}" if 0xDC80 <= code <= 0xDCFF else f"lone surrogate U+{code:04X}"
+            raise ConfigError(f"argument {argument!r} is not valid UTF-8 ({what} at character {exc.start}): rename "
+                              "the file, or give the text in UTF-8") from None
+
+
 def _check_out(args: argparse.Namespace) -> None:
     """Every command's output (``--out``, ``setup``'s folder) is a folder: refuse an existing file before any work
     (it would otherwise fail at the first write, after the models ran, with a traceback)."""
@@ -500,8 +513,9 @@ def _terminate(signum: int, frame: object) -> NoReturn:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``noisecraft`` console script."""
     try:
+        _check_argv(sys.argv[1:] if argv is None else argv)
         args = _parser().parse_args(argv)
-    except ConfigError as exc:  # an option that moved (see MOVED_OPTIONS)
+    except ConfigError as exc:  # not UTF-8, or an option that moved (see MOVED_OPTIONS)
         print(f"noisecraft: error: {exc}", file=sys.stderr)
         return 2
     handlers = {"build": cmd_build, "demo": cmd_demo, "publish": cmd_publish, "mine": cmd_mine,

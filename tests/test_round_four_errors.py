@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+import noisecraft as nc
+from noisecraft.building.noising import NoiseJob
 from noisecraft.cli import main
 from noisecraft.core.labels import LabelLayout
 from noisecraft.errors import ConfigError
@@ -217,8 +219,6 @@ def test_an_out_that_is_a_file_is_one_line_before_any_work(tmp_path, capsys, com
 def test_perturb_of_a_dataset_dict_says_to_pass_a_split():
     import datasets
 
-    import noisecraft as nc
-
     splits = datasets.DatasetDict({"validation": datasets.Dataset.from_dict({"id": ["a"], "text": ["Hello there"]})})
     with pytest.raises(ConfigError, match=r"^perturb takes a datasets.Dataset, not a DatasetDict: pass one split "
                                           r"\(dataset\['validation'\]\), or perturb each split"):
@@ -235,8 +235,28 @@ def test_perturb_of_a_dataset_dict_says_to_pass_a_split():
 def test_labels_on_a_missing_column_are_refused_before_any_row(labels, message):
     import datasets
 
-    import noisecraft as nc
-
     rows = datasets.Dataset.from_dict({"id": ["a", "b"], "context": ["Hello there world", "Another text here"]})
     with pytest.raises(ConfigError, match=f"^{message}, but it is not a column of the dataset; columns: id, context$"):
         nc.perturb(rows, "keyboard", ["context"], labels=labels)
+
+
+@pytest.mark.parametrize("argument, what", [("f\udcff.jsonl", "byte 0xFF"), ("x\ud800", "lone surrogate U+D800")])
+def test_an_argument_that_is_not_utf8_is_one_line(tmp_path, capsys, argument, what):
+    """Undecodable bytes of a file name reach Python as lone surrogates; they used to fail the manifest's or the
+    card's write after the whole build."""
+    assert main(["build", "--source", "jsonl", "--data-file", argument, "--id-field", "id", "--fields", "text",
+                 "--noise", "keyboard", "--out", str(tmp_path / "out"), "--no-progress"]) == 2
+    assert one_error(capsys) == (f"noisecraft: error: argument {argument!r} is not valid UTF-8 ({what} at character 1): "
+                                 "rename the file, or give the text in UTF-8")
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_lone_surrogate_in_a_column_that_is_not_noised_names_its_row():
+    from noisecraft.building.pipeline import process_batch
+    from noisecraft.errors import InputError
+
+    job = NoiseJob(nc.noise("drop-punctuation"), 0, ("text",), LabelLayout(), False, "t")
+    rows = [{"id": "a", "text": "Hello, world", "note": "fine"}, {"id": "b", "text": "Hi, there", "note": "x\ud800"}]
+    with pytest.raises(InputError, match=r"^rows.jsonl, row 12 \(id 'b'\): 'note' holds a lone surrogate U\+D800 at "
+                                         r"offset 1 \(not valid Unicode\)$"):
+        process_batch(job, None, "rows.jsonl", 10, rows)
