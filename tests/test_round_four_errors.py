@@ -260,3 +260,11 @@ def test_a_lone_surrogate_in_a_column_that_is_not_noised_names_its_row():
     with pytest.raises(InputError, match=r"^rows.jsonl, row 12 \(id 'b'\): 'note' holds a lone surrogate U\+D800 at "
                                          r"offset 1 \(not valid Unicode\)$"):
         process_batch(job, None, "rows.jsonl", 10, rows)
+
+
+def test_coles_word_lists_are_read_as_utf8_with_latin1_lines_as_the_miners_read_them(tmp_path):
+    from noisecraft.sources.wordlist import read_lexicon_file
+
+    lexicon = tmp_path / "positive-words.txt"
+    lexicon.write_bytes(";comment\nnaïve\n".encode() + "café\n".encode("latin-1") + b"good\n")
+    assert read_lexicon_file(lexicon) == [(2, "naïve"), (3, "café"), (4, "good")]  # latin-1 read "naÃ¯ve"
