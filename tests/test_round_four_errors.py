@@ -268,3 +268,16 @@ def test_coles_word_lists_are_read_as_utf8_with_latin1_lines_as_the_miners_read_
     lexicon = tmp_path / "positive-words.txt"
     lexicon.write_bytes(";comment\nnaïve\n".encode() + "café\n".encode("latin-1") + b"good\n")
     assert read_lexicon_file(lexicon) == [(2, "naïve"), (3, "café"), (4, "good")]  # latin-1 read "naÃ¯ve"
+
+
+def test_an_identical_mine_wikiedits_rerun_succeeds_and_another_spec_is_still_refused(tmp_path, capsys):
+    dump, out = corpus("mediawiki/hiwiki_main_page_13revs.xml"), tmp_path / "out"
+    command = ["mine", "wikiedits", str(dump), "--lang", "hi", "--out", str(out), "--no-progress"]
+    assert main(command) == 0
+    [parquet] = (out / "wikiedits-hi").glob("*.parquet")
+    first = parquet.read_bytes()
+    assert main(command) == 0  # its namespaces (a tuple) used to compare unequal to the manifest's list
+    assert parquet.read_bytes() == first
+    capsys.readouterr()
+    assert main([*command, "--namespaces", "0", "1"]) == 2
+    assert "config 'wikiedits-hi' in " in one_error(capsys)
