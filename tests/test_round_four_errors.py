@@ -281,3 +281,15 @@ def test_an_identical_mine_wikiedits_rerun_succeeds_and_another_spec_is_still_re
     capsys.readouterr()
     assert main([*command, "--namespaces", "0", "1"]) == 2
     assert "config 'wikiedits-hi' in " in one_error(capsys)
+
+
+def test_setup_nltk_data_removes_the_staging_folder_of_a_run_killed_outright(tmp_path, wordnet):
+    import subprocess
+    import sys
+
+    ended = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True,
+                           check=True)
+    stale = tmp_path / f".nltk_data.staging-{ended.stdout.strip()}"  # kill -9 after the tagger: no cleanup ran
+    (stale / "taggers").mkdir(parents=True)
+    assert main(["setup", "nltk-data", str(tmp_path / "nltk_data"), "--tagged", str(POS_SAMPLE)]) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["nltk_data"]

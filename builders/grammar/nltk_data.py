@@ -159,8 +159,7 @@ def prepare_nltk_data(out: Path, tagged: Path, iterations: int = 5, wordnet: Pat
     staging = out.with_name(f".{out.name}.staging-{os.getpid()}")
     old = staging.with_name(f"{staging.name}.old")
     try:
-        for leftover in (staging, old):  # a run of the same process id killed outright
-            shutil.rmtree(leftover, ignore_errors=True)
+        _remove_stale_staging(out)
         staging.mkdir(parents=True)
         train_perceptron(staging, sentences, iterations)
         copy_wordnet(staging, wordnet)
@@ -174,6 +173,28 @@ def prepare_nltk_data(out: Path, tagged: Path, iterations: int = 5, wordnet: Pat
         for leftover in (staging, old):
             shutil.rmtree(leftover, ignore_errors=True)
     return out
+
+
+def _remove_stale_staging(out: Path) -> None:
+    """Remove the staging folders beside ``out`` of runs killed outright (``kill -9``: no ``finally`` ran): those
+    whose process no longer runs, or that this process's id names (an earlier process had it)."""
+    if not out.parent.is_dir():
+        return
+    for folder in out.parent.glob(f".{out.name}.staging-*"):
+        pid = folder.name.rsplit("-", 1)[1].removesuffix(".old")
+        if pid.isdigit() and (int(pid) == os.getpid() or not _running(int(pid))):
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def _running(pid: int) -> bool:
+    """Whether process ``pid`` exists (signal 0 checks without sending anything)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
 
 
 def _check_replaceable(out: Path) -> None:
