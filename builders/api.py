@@ -45,6 +45,17 @@ def noise(spec: str, lang: str | None = None, **params: Any) -> NoiseModel:
     return create(spec, lang, **params)
 
 
+def _check_one_dataset(dataset: Any) -> None:
+    """Refuse what is not one ``datasets.Dataset`` (a ``DatasetDict`` of splits, a list of rows) in one line."""
+    import datasets
+
+    if not isinstance(dataset, datasets.Dataset):
+        hint = (": pass one split (dataset['validation']), or perturb each split: "
+                "DatasetDict({name: nc.perturb(split, ...) for name, split in dataset.items()})"
+                if isinstance(dataset, datasets.DatasetDict) else "")
+        raise ConfigError(f"perturb takes a datasets.Dataset, not a {type(dataset).__name__}{hint}")
+
+
 def perturb(dataset: datasets.Dataset, model: NoiseModel | str, fields: Sequence[str], seed: int = 0, *,
             labels: LabelLayout | None = None, id_column: str = "id", protect_entities: bool = False,
             num_proc: int | None = None, batch_size: int = 1000) -> datasets.Dataset:
@@ -64,6 +75,7 @@ def perturb(dataset: datasets.Dataset, model: NoiseModel | str, fields: Sequence
     the clean text and one edit log against it. Bad values (a field that is not text, a lone surrogate) are
     a one-line error naming the row id and the field.
     """
+    _check_one_dataset(dataset)
     import datasets
 
     job, derived, out_features = _perturb_job(dataset, model, fields, seed, labels or LabelLayout(), id_column,

@@ -198,7 +198,8 @@ def _add_setup(commands: Any) -> None:
                     "wordnet-sense-index (apt-get install -y wordnet-base wordnet-sense-index) and NLTK's perceptron "
                     "tagger trained on a POS-tagged file (CoNLL-2003 layout: 'word TAG ...' lines). Give it to the "
                     "models as nltk_data=DIR.")
-    nltk_data.add_argument("out", type=Path, metavar="DIR", help="the folder to write (must not exist)")
+    nltk_data.add_argument("out", type=Path, metavar="DIR",
+                           help="the folder to write: a new one (one a stopped run left half-written is replaced)")
     nltk_data.add_argument("--tagged", type=Path, required=True, metavar="FILE",
                            help="POS-tagged training sentences, e.g. CoNLL-2003 eng.train")
     nltk_data.add_argument("--iterations", type=int, default=5, help="perceptron training passes (default: %(default)s)")
@@ -378,11 +379,30 @@ def cmd_noises(args: argparse.Namespace) -> int:
 def cmd_setup(args: argparse.Namespace) -> int:
     from noisecraft.grammar.nltk_data import prepare_nltk_data
 
-    if args.out.exists():
-        raise ConfigError(f"{args.out} already exists: give a new folder")
     prepare_nltk_data(args.out, args.tagged, args.iterations)
     print(f"wrote {args.out} (WordNet + perceptron tagger): use nltk_data={args.out}")
     return 0
+
+
+def _check_argv(argv: Sequence[str]) -> None:
+    """Refuse an argument that is not valid UTF-8: Python hands its bytes over as lone surrogates, which no card,
+    manifest or Arrow column can hold (the write would fail at the end of the build)."""
+    for argument in argv:
+        try:
+            argument.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            code = ord(argument[exc.start])
+            what = f"byte 0x{code - 0xDC00:02X}" if 0xDC80 <= code <= 0xDCFF else f"lone surrogate U+{code:04X}"
+            raise ConfigError(f"argument {argument!r} is not valid UTF-8 ({what} at character {exc.start}): rename "
+                              "the file, or give the text in UTF-8") from None
+
+
+def _check_out(args: argparse.Namespace) -> None:
+    """Every command's output (``--out``, ``setup``'s folder) is a folder: refuse an existing file before any work
+    (it would otherwise fail at the first write, after the models ran, with a traceback)."""
+    out = getattr(args, "out", None)
+    if isinstance(out, Path) and out.exists() and not out.is_dir():
+        raise ConfigError(f"{out} is a file, not a folder: give a folder for the output")
 
 
 class Terminated(KeyboardInterrupt):
@@ -398,14 +418,16 @@ def _terminate(signum: int, frame: object) -> NoReturn:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``noisecraft`` console script."""
     try:
+        _check_argv(sys.argv[1:] if argv is None else argv)
         args = _parser().parse_args(argv)
-    except ConfigError as exc:  # an option that moved (see MOVED_OPTIONS)
+    except ConfigError as exc:  # not UTF-8, or an option that moved (see MOVED_OPTIONS)
         print(f"noisecraft: error: {exc}", file=sys.stderr)
         return 2
     handlers = {"build": cmd_build, "demo": cmd_demo, "publish": cmd_publish, "mine": cmd_mine,
                 "layouts": cmd_layouts, "noises": cmd_noises, "recipes": cmd_recipes, "evaluate": cmd_evaluate,
                 "probe": cmd_probe, "setup": cmd_setup, "export": cmd_export}
     try:
+        _check_out(args)
         return handlers[args.command](args)
     except NoisecraftError as exc:
         print(f"noisecraft: error: {exc}", file=sys.stderr)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,7 +50,9 @@ def write_dictionary(out: Path, mined: MinedDictionary, *, config_name: str | No
                           f"{' (' + '; '.join(causes) + ')' if causes else ''}: nothing written")
     with DatasetRepo(out, version, pretty_name, kind=NOISE_DICTIONARY) as repo:
         name = config_name or f"{mined.miner}-{mined.lang}"
-        spec = {"miner": mined.miner, "lang": mined.lang, "inputs": mined.inputs, "params": mined.params}
+        # as the manifest holds it (JSON: a tuple parameter is a list), so an identical re-run is the same spec
+        spec = json.loads(json.dumps({"miner": mined.miner, "lang": mined.lang, "inputs": mined.inputs,
+                                      "params": mined.params}))
         repo.check_config(name, spec, overwrite)
         import pyarrow as pa
 

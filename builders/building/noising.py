@@ -76,12 +76,26 @@ def check_text_fields(features: FeatureSpec, fields: Sequence[str], labels: Labe
     for name in fields:
         if name not in features:
             raise ConfigError(f"field {name!r} is not a column of {dataset}; columns: {', '.join(features)}")
+        for column, role in _label_columns(labels, name):
+            if column not in features:
+                raise ConfigError(f"the labels name {column!r} as the {role} of field {name!r}, but it is not a column "
+                                  f"of {dataset}; columns: {', '.join(features)}")
         feature = features[name]
         inner = feature.get("feature", {}) if name == tokens_column else feature
         if inner.get("dtype") not in ("string", "large_string"):
             kind = "a list of text" if name == tokens_column else "text"
             raise ConfigError(f"field {name!r} of {dataset} is not a text column ({_describe_feature(feature)}); "
                               f"a field to perturb must be {kind}")
+
+
+def _label_columns(labels: LabelLayout, name: str) -> list[tuple[str, str]]:
+    """The label columns noise on field ``name`` reads, each with what it is to the field."""
+    columns = [(labels.span_labels[name], "span labels")] if name in labels.span_labels else []
+    if labels.token_tags and name == labels.token_tags[0]:
+        columns.append((labels.token_tags[1], "tags"))
+    if labels.pair_fields and name in labels.pair_fields:
+        columns += [(other, "pair") for other in labels.pair_fields if other != name]
+    return columns
 
 
 def _describe_feature(feature: Mapping[str, Any]) -> str:

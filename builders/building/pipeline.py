@@ -32,6 +32,7 @@ from noisecraft.core.stats import ConfigStats
 from noisecraft.dataset.repo import DatasetRepo, check_name, valid_config_name
 from noisecraft.errors import ConfigError, InputError
 from noisecraft.noise_models.base import NoiseModel
+from noisecraft.noise_models.record import text_problem
 from noisecraft.noise_models.registry import format_noise, parse_noise
 from noisecraft.runtime.loading import file_sha256, folder_digest
 from noisecraft.runtime.offload import running_chunks_with
@@ -179,7 +180,10 @@ def process_batch(job: NoiseJob, schema: Any, origin: str, start: int, rows: Seq
         for name in job.fields:
             if _empty(row[name]):
                 raise InputError(origin, f"empty '{name}' (nothing to perturb)", f"row {start + offset + 1} (id {row['id']!r})")
-    digests = b"".join(hashlib.blake2b(canonical_json(row).encode("utf-8"), digest_size=16).digest() for row in rows)
+    try:
+        digests = b"".join(hashlib.blake2b(canonical_json(row).encode("utf-8"), digest_size=16).digest() for row in rows)
+    except UnicodeEncodeError:  # a lone surrogate in a column that is not noised (fields are checked by the noise)
+        raise _unwritable(origin, start, rows) from None
     kept, dropped = perturb_rows(job, rows)
     stats = ConfigStats.empty(job.fields, per_word=job.model.capabilities.edit_log != "whole-field",
                               normalised=job.model.capabilities.model_based)
@@ -194,6 +198,20 @@ def process_batch(job: NoiseJob, schema: Any, origin: str, start: int, rows: Seq
     except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError) as exc:
         raise InputError(origin, f"a value does not fit its column type: {exc}", f"rows {start + 1}-{start + len(rows)}") from exc
     return BatchResult(table, stats, examples, digests)
+
+
+def _unwritable(origin: str, start: int, rows: Sequence[dict[str, Any]]) -> InputError:
+    """The error naming the first row and column of ``rows`` holding a value UTF-8 (so Arrow) cannot write."""
+    from noisecraft.core.seeding import canonical_json
+
+    for offset, row in enumerate(rows):
+        for column, cell in row.items():
+            try:
+                canonical_json(cell).encode("utf-8")
+            except UnicodeEncodeError:
+                problem = text_problem(cell) if isinstance(cell, str) else "holds a lone surrogate (not valid Unicode)"
+                return InputError(origin, f"'{column}' {problem}", f"row {start + offset + 1} (id {row.get('id')!r})")
+    return InputError(origin, "a value is not valid Unicode", f"rows {start + 1}-{start + len(rows)}")
 
 
 def _numbered(rows: Iterable[dict[str, Any]], batch_size: int) -> Iterator[tuple[int, list[dict[str, Any]]]]:

@@ -8,7 +8,9 @@ seed, another config of the same recipe, or a re-run after an interruption asks 
 SQLite gives the safety the build needs without a home-made format: each stored batch is one
 transaction (an interrupted run loses at most the batch in flight, never a half-written entry),
 readers in worker processes never see a partial write, and two builds sharing a cache serialise
-their writes. The root is ``$NOISECRAFT_CACHE`` or ``~/.cache/noisecraft``.
+their writes. The root is ``$NOISECRAFT_CACHE`` or ``~/.cache/noisecraft``. A cache the disk refuses (full, read-only,
+corrupt) is a one-line :class:`~noisecraft.errors.ConfigError` naming the file: the batches stored before are kept,
+and the build's own files are staged, so nothing is lost.
 """
 
 from __future__ import annotations
@@ -17,11 +19,13 @@ import hashlib
 import json
 import os
 import sqlite3
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from noisecraft.core.seeding import canonical_json
+from noisecraft.errors import ConfigError
 
 
 def cache_root() -> Path:
@@ -44,45 +48,65 @@ class ResultCache:
         self.fingerprint = dict(fingerprint)
         self.digest = hashlib.blake2b(canonical_json(self.fingerprint).encode("utf-8"), digest_size=12).hexdigest()
         folder = (root or cache_root()) / kind
-        folder.mkdir(parents=True, exist_ok=True)
         self.path = folder / f"{self.digest}.sqlite"
         described = folder / f"{self.digest}.json"
-        if not described.exists():  # what the opaque file name stands for (written atomically)
-            tmp = described.with_suffix(f".json.{os.getpid()}.tmp")
-            tmp.write_text(json.dumps(self.fingerprint, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
-            os.replace(tmp, described)
+        with self._refused():
+            folder.mkdir(parents=True, exist_ok=True)
+            if not described.exists():  # what the opaque file name stands for (written atomically)
+                tmp = described.with_suffix(f".json.{os.getpid()}.tmp")
+                try:
+                    tmp.write_text(json.dumps(self.fingerprint, indent=2, sort_keys=True, ensure_ascii=False) + "\n",
+                                   encoding="utf-8")
+                    os.replace(tmp, described)
+                finally:
+                    tmp.unlink(missing_ok=True)
         self._db: sqlite3.Connection | None = None
 
     def _connect(self) -> sqlite3.Connection:
         if self._db is None:
-            db = sqlite3.connect(self.path, timeout=60)
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute("CREATE TABLE IF NOT EXISTS outputs (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
-            db.commit()
+            with self._refused():
+                db = sqlite3.connect(self.path, timeout=60)
+                db.execute("PRAGMA journal_mode=WAL")
+                db.execute("CREATE TABLE IF NOT EXISTS outputs (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+                db.commit()
             self._db = db
         return self._db
+
+    @contextmanager
+    def _refused(self) -> Iterator[None]:
+        """SQLite's or the OS's refusal (``database or disk is full``, a read-only or corrupt file) as one line; the
+        connection is closed, so that a later call (space freed) opens it again."""
+        try:
+            yield
+        except (sqlite3.Error, OSError) as exc:
+            self.close()
+            raise ConfigError(f"model cache {self.path}: {exc}; the outputs cached before are kept and nothing was "
+                              "written: free space (or set NOISECRAFT_CACHE to another disk) and run again") from exc
 
     def get_many(self, inputs: Sequence[Any]) -> dict[str, Any]:
         """Stored outputs by input key, for the inputs that have one."""
         keys = sorted({input_key(value) for value in inputs})
         found: dict[str, Any] = {}
         db = self._connect()
-        for start in range(0, len(keys), 500):
-            chunk = keys[start : start + 500]
-            marks = ",".join("?" * len(chunk))
-            for key, value in db.execute(f"SELECT key, value FROM outputs WHERE key IN ({marks})", chunk):
-                found[key] = json.loads(value)
+        with self._refused():
+            for start in range(0, len(keys), 500):
+                chunk = keys[start : start + 500]
+                marks = ",".join("?" * len(chunk))
+                for key, value in db.execute(f"SELECT key, value FROM outputs WHERE key IN ({marks})", chunk):
+                    found[key] = json.loads(value)
         return found
 
     def put_many(self, pairs: Sequence[tuple[Any, Any]]) -> None:
         """Store ``(input, output)`` pairs in one transaction (all or nothing)."""
         db = self._connect()
-        with db:
+        with self._refused(), db:
             db.executemany("INSERT OR REPLACE INTO outputs (key, value) VALUES (?, ?)",
                            [(input_key(i), json.dumps(o, ensure_ascii=False)) for i, o in pairs])
 
     def __len__(self) -> int:
-        return self._connect().execute("SELECT COUNT(*) FROM outputs").fetchone()[0]
+        db = self._connect()
+        with self._refused():
+            return db.execute("SELECT COUNT(*) FROM outputs").fetchone()[0]
 
     def close(self) -> None:
         if self._db is not None:

@@ -161,9 +161,14 @@ def load_pretrained(loader: Any, ref: ModelRef, placement: Placement | None = No
         options["output_loading_info"] = True  # which weights the checkpoint lacked (see newly_initialised)
     try:
         loaded = loader.from_pretrained(ref.load_from, **options)
-    except OSError as exc:
-        raise ConfigError(f"cannot load {ref.name} ({ref.revision}): {' '.join(str(exc).split())}") from exc
-    if placement is not None:
+    except ConfigError:
+        raise
+    except Exception as exc:  # OSError, and what a damaged file raises: SafetensorError, JSONDecodeError, tokenizers'
+        what = "" if isinstance(exc, OSError) else f" ({getattr(loader, '__name__', loader)}, {type(exc).__name__})"
+        raise ConfigError(f"cannot load {ref.name} ({ref.revision}){what}: {' '.join(str(exc).split())}") from exc
+    if placement is None:
+        _check_tokenizer(loaded, ref)
+    else:
         loaded, info = loaded
         loaded = loaded.to(placement.device).eval()
         _NEW_WEIGHTS[id(loaded)] = tuple(sorted({*info.get("missing_keys", ()),
@@ -171,6 +176,23 @@ def load_pretrained(loader: Any, ref: ModelRef, placement: Placement | None = No
                                                    for m in info.get("mismatched_keys", ()))}))
     _LOADED[key] = loaded
     return loaded
+
+
+def _check_tokenizer(loaded: Any, ref: ModelRef) -> None:
+    """Refuse a tokenizer that loads but cannot tokenise (an empty vocabulary, no unknown token): it would fail on
+    the first batch, deep in a build, or give every text no tokens at all."""
+    from transformers import PreTrainedTokenizerBase
+
+    if not isinstance(loaded, PreTrainedTokenizerBase):
+        return
+    backend = getattr(loaded, "backend_tokenizer", None)
+    if backend is not None and backend.get_vocab_size(with_added_tokens=False) == 0:
+        raise ConfigError(f"cannot load {ref.name} ({ref.revision}): its tokenizer's vocabulary is empty")
+    try:
+        loaded("a")
+    except Exception as exc:  # tokenizers raises a bare Exception ("WordPiece error: Missing [UNK] token ...")
+        raise ConfigError(f"cannot load {ref.name} ({ref.revision}): its tokenizer cannot encode text: "
+                          f"{' '.join(str(exc).split())}") from exc
 
 
 def newly_initialised(model: Any) -> tuple[str, ...]:

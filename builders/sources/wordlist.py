@@ -7,7 +7,8 @@ contrastive (canonical, noisy) pairs, built, carded and loaded like every other 
 ``coles-words`` is the word list of the CoLeS probe: the adjectives of the Hu & Liu opinion lexicon,
 labelled ``positive`` or ``negative`` by the file they are listed in. The lexicon is read in its
 release format (a folder with ``positive-words.txt`` and ``negative-words.txt``: one word a line,
-``;`` comment lines, ISO-8859-1 as the author distributes it) from ``data_file``, or, without one,
+``;`` comment lines; read as the miners read word lists: UTF-8, a line that is not UTF-8 decoded as latin-1, as
+is negative-words.txt's one latin-1 line) from ``data_file``, or, without one,
 from NLTK's ``opinion_lexicon`` corpus (the same two files; ``nltk.download`` is tried once).
 Adjectives are the words WordNet lists with an adjective sense (head or satellite, after WordNet's
 own morphology, so ``happier`` counts) and no noun or verb sense; WordNet comes from NLTK's data path.
@@ -35,15 +36,13 @@ from typing import Any
 
 from noisecraft.core.citations import OPINION_LEXICON_CITATION
 from noisecraft.core.schema import FeatureSpec, class_label, value
-from noisecraft.core.text_files import text_lines
+from noisecraft.core.text_files import AUTO, text_lines
 from noisecraft.errors import ConfigError, InputError
 from noisecraft.extras import require
 from noisecraft.sources.base import SourceAdapter, SourceData, SourceInfo
 
 LABELS = ("negative", "positive")
 LEXICON_FILES = {"negative": "negative-words.txt", "positive": "positive-words.txt"}
-#: The Hu & Liu files are ISO-8859-1 (their documented encoding), not guessed: every byte is a letter there.
-LEXICON_ENCODING = "latin-1"
 SPLITS = ("typo", "reduplication", "abbreviation")
 #: Typo variants per word (the paper: two variants per typo model) and the shortest word a typo split keeps.
 TYPO_VARIANTS = 2
@@ -59,7 +58,7 @@ COLES_WORDS = SourceInfo(
 def read_lexicon_file(path: Path) -> list[tuple[int, str]]:
     """``(line, word)`` of one Hu & Liu lexicon file: ``;`` lines are comments, blank lines skipped."""
     words = []
-    for number, line in text_lines(path, LEXICON_ENCODING, what="lexicon file"):
+    for number, line in text_lines(path, AUTO, what="lexicon file"):
         word = line.strip()
         if word and not word.startswith(";"):
             if any(ch.isspace() for ch in word):

@@ -42,11 +42,19 @@ def _splits(dataset: str, revision: str | None) -> dict[str, Any]:
             raise ConfigError(f"{folder} holds no {MANIFEST}: build it with noisecraft build scripts/recipes/coles.toml")
         configs = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))["configs"]
         return {name: (lambda n=name, s=entry["spec"]["split"]: load_fresh(folder, n, s)) for name, entry in configs.items()}
+    if folder.exists():
+        raise ConfigError(f"{dataset} is a file: give a CoLeS dataset folder made by noisecraft build, or a Hub id")
+    if dataset.startswith((".", "/", "~")) or dataset.count("/") > 1:
+        raise ConfigError(f"{dataset}: no such folder (a CoLeS dataset folder made by noisecraft build, or a Hub id)")
     import datasets
 
     from noisecraft.core.hub import load_hub_dataset
 
-    names = datasets.get_dataset_config_names(dataset, revision=revision)
+    try:
+        names = datasets.get_dataset_config_names(dataset, revision=revision)
+    except Exception as exc:  # datasets raises many types: offline, not found, connection
+        raise ConfigError(f"{dataset}: no such folder, and not a Hub dataset that can be loaded: "
+                          f"{' '.join(str(exc).split())}") from exc
     return {name: (lambda n=name: next(iter(load_hub_dataset(dataset, n, None, revision).values()))) for name in names}
 
 
