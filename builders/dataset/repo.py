@@ -240,10 +240,12 @@ class DatasetRepo:
             raise ConfigError(f"{self.root} exists and is not a folder")
         self._created = not self.root.exists()
         self._staged: dict[str, tuple[Path, str, list[str]]] = {}
+        written_before = (self.root / LOCK).exists()  # a writer left its lock: a build killed before its first card
         self._lock = self._acquire_lock()
         try:
             self._committed = manifest_or_none(self.root)
-            self._remove_unreferenced()
+            if self._committed is not None or (written_before and not (self.root / CARD).exists()):
+                self._remove_unreferenced()  # never in a folder noisecraft did not write
             self.manifest = self._open(version, pretty_name, kind)
         except BaseException:
             self.close()
@@ -294,11 +296,10 @@ class DatasetRepo:
             elif path.is_file() and path.name.startswith(".") and path.name.endswith(".tmp"):
                 path.unlink(missing_ok=True)
             elif path.is_dir() and not path.is_symlink() and NAME.fullmatch(path.name):
-                unnamed = [file for file in path.iterdir()
-                           if SHARD.fullmatch(file.name) and file.is_file() and f"{path.name}/{file.name}" not in named]
-                for file in unnamed:
-                    file.unlink()
-                if unnamed and not any(path.iterdir()):
+                for file in path.iterdir():
+                    if SHARD.fullmatch(file.name) and file.is_file() and f"{path.name}/{file.name}" not in named:
+                        file.unlink()
+                if not any(path.iterdir()):  # a config folder a killed commit made, or one whose files all went
                     path.rmdir()
 
     def _open(self, version: str, pretty_name: str | None, kind: str) -> dict[str, Any]:
