@@ -1,4 +1,4 @@
-"""A Hub dataset repo on disk: a ``README.md`` card that carries its manifest, and ``<config>/<split>-*.parquet``.
+"""A Hub dataset repo on disk: a ``README.md`` card that carries its manifest, and ``<config>/<split>-<digest>-*.parquet``.
 
 Challenge sets (``noisecraft build``) and mined noise dictionaries (``noisecraft mine``) are both
 written this way. The manifest records the repo's kind and version and, per config, everything needed
@@ -18,7 +18,9 @@ to regenerate it (its spec), its statistics and its data files; the card is rend
 A kill before step 2 leaves the old card, which names only old files, all still there; a kill after it leaves
 the new card and its files; a kill in step 3 leaves files no card names, which readers ignore (they read the
 files the manifest names) and the next writer deletes. The manifest cannot disagree with the card because it is
-inside it: every reader gets it through :func:`read_manifest`. A folder that was never committed has no card:
+inside it (a manifest file beside the card would be a second rename, and between the two a reader would see a card
+of one version and a manifest of another): every reader gets it through :func:`read_manifest`, and ``publish``
+uploads the card and the files it names, nothing else. A folder that was never committed has no card:
 ``load_dataset`` of a config is then an error, never a half view.
 
 A writer holds ``.noisecraft.lock`` (a second writer gets a clear error); opening a folder for writing also
