@@ -160,14 +160,15 @@ def words_changed(folder: Path) -> dict[str, list[tuple[float, float]]]:
     import pyarrow.parquet as pq
 
     from noisecraft.core.text_units import word_tokens
+    from noisecraft.dataset.repo import data_files, read_manifest
 
-    manifest = json.loads((folder / "noisecraft.json").read_text(encoding="utf-8"))
+    manifest = read_manifest(folder)
     shares: dict[str, list[tuple[float, float]]] = {}
     for name, entry in manifest["configs"].items():
         (field,) = entry["spec"]["fields"]
         moved = gone = total = 0
-        for path in sorted((folder / name).glob("*.parquet")):
-            table = pq.read_table(path, columns=[field, f"original_{field}"]).to_pydict()
+        for path in [p for paths in data_files(manifest, name).values() for p in paths]:
+            table = pq.read_table(folder / path, columns=[field, f"original_{field}"]).to_pydict()
             for noisy, original in zip(table[field], table[f"original_{field}"]):
                 before, after = word_tokens(original, "en"), word_tokens(noisy, "en")
                 moved += sum(1 for i, word in enumerate(before) if i >= len(after) or after[i] != word)
@@ -183,13 +184,14 @@ def evaluate_all(models: dict[str, Path], out: Path, eval_rows: int, seeds: int)
     import numpy as np
 
     import noisecraft as nc
+    from noisecraft.dataset.repo import read_manifest
     from noisecraft.harness.salad import word_salad_table
 
     folder = out / "set"
     start = time.perf_counter()
     build_set(folder, models, seeds)
     print(f"built {folder} in {time.perf_counter() - start:.0f} s", flush=True)
-    manifest = json.loads((folder / "noisecraft.json").read_text(encoding="utf-8"))
+    manifest = read_manifest(folder)
     rows = []
     for task, model in models.items():
         configs = [n for n, e in manifest["configs"].items() if e["spec"]["source"] == TASKS[task]["source"]]

@@ -1,6 +1,6 @@
 """A challenge set to evaluate: a folder made by ``noisecraft build`` or a Hub dataset repo at a revision.
 
-Both carry the manifest ``noisecraft.json`` (``noisecraft publish`` uploads it beside the card), which
+Both carry the manifest at the end of their card (``README.md``, :mod:`noisecraft.dataset.repo`), which
 says per config the source, language, split, perturbed fields and noise. A config is loaded with
 ``datasets`` (a local folder through a throw-away cache, so a rebuilt folder is never read stale) and
 turned into paired examples: the clean side is each perturbed field's ``original_<field>`` column,
@@ -11,13 +11,12 @@ on both sides. Rows keep their ids, so both sides are the same examples.
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from noisecraft.core.stats import FieldScores
-from noisecraft.dataset.repo import CHALLENGE_SET, MANIFEST, read_manifest
+from noisecraft.dataset.repo import CARD, CHALLENGE_SET, data_files, manifest_or_none, split_card
 from noisecraft.errors import ConfigError
 from noisecraft.harness.tasks import QA, TOKENS, TaskSpec, task_of
 from noisecraft.noise_models.registry import model_class
@@ -91,8 +90,9 @@ class ChallengeSet:
         else:
             digest = hashlib.sha256()
             for config in configs:
-                for path in sorted((self.folder / config).glob("*.parquet")):
-                    digest.update(path.name.encode("utf-8") + b"\0" + path.read_bytes())
+                for paths in data_files(self.manifest, config).values():
+                    for path in paths:
+                        digest.update(path.split("/")[-1].encode("utf-8") + b"\0" + (self.folder / path).read_bytes())
             record["files_sha256"] = digest.hexdigest()
         return record
 
@@ -125,26 +125,21 @@ def open_challenge_set(dataset: str | Path, revision: str | None = None) -> Chal
     if folder.is_dir():
         if revision is not None:
             raise ConfigError(f"{dataset} is a local folder: --revision applies to Hub datasets")
-        if (folder / MANIFEST).is_file():
-            read_manifest(folder)  # a folder in the middle of a commit (or of the wrong shape) is refused
-        return ChallengeSet(str(dataset), _read_manifest(folder / MANIFEST, str(dataset)), folder=folder)
+        return ChallengeSet(str(dataset), _challenge_manifest(manifest_or_none(folder), str(dataset)), folder=folder)
     if str(dataset).count("/") != 1 or str(dataset).startswith((".", "/", "~")):
         raise ConfigError(f"dataset {str(dataset)!r}: no such folder, and not a Hub dataset id (org/name)")
     return _open_hub(str(dataset), revision)
 
 
-def _read_manifest(path: Path, name: str) -> dict[str, Any]:
-    if not path.is_file():
-        raise ConfigError(f"{name} holds no {MANIFEST}: evaluate a folder made by `noisecraft build` "
-                          "(or a Hub repo it published)")
-    try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-        kind, configs = manifest.get("kind", CHALLENGE_SET), manifest["configs"]
-    except (OSError, json.JSONDecodeError, KeyError, AttributeError) as exc:
-        raise ConfigError(f"{path}: unreadable manifest: {exc}") from exc
+def _challenge_manifest(manifest: dict[str, Any] | None, name: str) -> dict[str, Any]:
+    """``manifest`` (read from the card of ``name``) if it is a challenge set's with configs; else a one-line error."""
+    if manifest is None:
+        raise ConfigError(f"{name} holds no noisecraft manifest (at the end of its {CARD}): evaluate a folder made by "
+                          "`noisecraft build` (or a Hub repo it published)")
+    kind = manifest.get("kind", CHALLENGE_SET)
     if kind != CHALLENGE_SET:
         raise ConfigError(f"{name} is a {kind}, not a challenge set: nothing to evaluate")
-    if not configs:
+    if not manifest["configs"]:
         raise ConfigError(f"{name} has no configs")
     return manifest
 
@@ -156,14 +151,18 @@ def _open_hub(repo_id: str, revision: str | None) -> ChallengeSet:
 
     online = hub_available()
     try:
-        path = hf_hub_download(repo_id, MANIFEST, repo_type="dataset", revision=revision, local_files_only=not online)
+        path = hf_hub_download(repo_id, CARD, repo_type="dataset", revision=revision, local_files_only=not online)
     except Exception as exc:  # huggingface_hub raises HTTP, not-found and offline errors of many types
         where = f"{repo_id}{f' at revision {revision!r}' if revision else ''}"
         if not online:
             raise ConfigError(f"{UNREACHABLE} and the manifest of {where} is not in the local Hugging Face cache") from exc
-        raise ConfigError(f"cannot read {MANIFEST} of dataset {where} from the Hub (not a noisecraft challenge set?): "
+        raise ConfigError(f"cannot read the card of dataset {where} from the Hub (not a noisecraft challenge set?): "
                           f"{' '.join(str(exc).split())}") from exc
-    manifest = _read_manifest(Path(path), repo_id)
+    try:
+        card = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{repo_id}: unreadable card: {exc}") from exc
+    manifest = _challenge_manifest(split_card(card, Path(path))[1], repo_id)
     return ChallengeSet(repo_id, manifest, revision=revision, commit=dataset_commit(repo_id, revision))
 
 

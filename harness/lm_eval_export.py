@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from noisecraft.dataset.repo import data_files
 from noisecraft.errors import ConfigError
 
 SIDES = ("clean", "noisy")
@@ -94,8 +95,7 @@ def export_lm_eval(dataset: str | Path, out: str | Path, configs: list[str] | No
     for config in dict.fromkeys(configs or challenge.config_names):
         if config not in challenge.manifest["configs"]:
             raise ConfigError(f"{dataset} has no config {config!r}; its configs: {', '.join(challenge.config_names)}")
-        spec = challenge.manifest["configs"][config]["spec"]
-        made = _config_tasks(folder, config, spec, result.group, prompt)
+        made = _config_tasks(folder, config, challenge.manifest, result.group, prompt)
         if isinstance(made, str):
             result.skipped.append(made)
         else:
@@ -114,7 +114,7 @@ def export_lm_eval(dataset: str | Path, out: str | Path, configs: list[str] | No
     return result
 
 
-def _config_tasks(folder: Path, config: str, spec: dict[str, Any], group: str,
+def _config_tasks(folder: Path, config: str, manifest: dict[str, Any], group: str,
                   prompt: str | None) -> dict[str, dict[str, Any]] | str:
     """The clean and noisy task of a config by name, or the line saying why the config is not exported."""
     import datasets
@@ -122,8 +122,9 @@ def _config_tasks(folder: Path, config: str, spec: dict[str, Any], group: str,
 
     from noisecraft.harness.tasks import QA, TOKENS, task_of
 
+    spec = manifest["configs"][config]["spec"]
     split = spec["split"]
-    files = sorted((folder / config).glob(f"{split}-*.parquet"))
+    files = [folder / path for path in data_files(manifest, config).get(split, [])]
     if not files:
         raise ConfigError(f"{folder}: config {config} has no parquet files of split {split!r}")
     features = datasets.Features.from_arrow_schema(pq.read_schema(files[0]))
@@ -144,7 +145,7 @@ def _config_tasks(folder: Path, config: str, spec: dict[str, Any], group: str,
         originals = "".join(f"{{% set {f} = original_{f} -%}}\n" for f in fields) if side == "clean" else ""
         name = f"{group}.{config}.{side}"
         tasks[name] = {"task": name, "dataset_path": "parquet",
-                       "dataset_kwargs": {"data_files": {split: str(folder / config / f"{split}-*.parquet")}},
+                       "dataset_kwargs": {"data_files": {split: [str(f) for f in files]}},
                        "test_split": split, "doc_to_text": originals + template, **settings,
                        "metadata": {"version": 1, "noisecraft": {"set": folder.name, "config": config, "side": side}}}
     return tasks

@@ -1,6 +1,6 @@
 """What a challenge-set config asks of a model, read from the set's own metadata.
 
-Every config in a set's manifest (``noisecraft.json``) names the source it was built from; the
+Every config in a set's manifest (carried by its card) names the source it was built from; the
 source's :class:`~noisecraft.sources.base.SourceInfo` says the task (extractive QA, single-sentence or
 pair classification, token classification) and where inputs and labels live. Label names come from the
 split's ``ClassLabel`` features, as ``datasets`` loads them.

@@ -21,6 +21,7 @@ import noisecraft as nc
 from noisecraft.building import pipeline
 from noisecraft.building.pipeline import ConfigRequest, build_all
 from noisecraft.core.edits import Edit, apply_edits
+from noisecraft.dataset.repo import read_manifest
 from noisecraft.errors import ConfigError
 from noisecraft.noise_models import base
 from noisecraft.noise_models.keyboard import KeyboardTypos
@@ -200,7 +201,7 @@ def test_a_model_made_for_another_language_is_refused(tmp_path):
     with pytest.raises(ConfigError, match="made for lang='de' but the build is in 'en'"):
         nc.build("demo", noise=nc.noise("keyboard", lang="de"), out=tmp_path, progress=False)
     built = nc.build("demo", noise=nc.noise("keyboard", layout="qwertz-de"), out=tmp_path, progress=False)
-    assert "qwertz-de" in json.loads(built[0].path.parent.parent.joinpath("noisecraft.json").read_text())[
+    assert "qwertz-de" in read_manifest(built[0].path.parent.parent)[
         "configs"][built[0].name]["card"]["params_json"]
 
 
@@ -258,7 +259,7 @@ def test_shards_and_row_groups_do_not_depend_on_batching(tmp_path, monkeypatch):
 def test_manifest_pins_the_input_rows_and_the_command_regenerates_the_bytes(tmp_path):
     [built] = nc.build("xquad", lang="de", noise="keyboard(mode=coles)", data_file=corpus("xquad/xquad.de.json"),
                        out=tmp_path / "a", seed=9, progress=False)
-    manifest = json.loads((tmp_path / "a" / "noisecraft.json").read_text(encoding="utf-8"))
+    manifest = read_manifest(tmp_path / "a")
     entry = manifest["configs"][built.name]
     assert entry["input"]["rows"] == 1190 and len(entry["input"]["rows_digest"]) == 32
     command = shlex.split(entry["card"]["command"])
@@ -285,7 +286,7 @@ def test_hub_revision_is_passed_on(monkeypatch, tmp_path):
     monkeypatch.setattr(datasets, "load_dataset", fake)
     [built] = nc.build("glue/mrpc", noise="swap", revision="v1.2", out=tmp_path, progress=False)
     assert calls == ["v1.2"]
-    spec = json.loads((tmp_path / "noisecraft.json").read_text())["configs"][built.name]["spec"]
+    spec = read_manifest(tmp_path)["configs"][built.name]["spec"]
     assert spec["revision"] == "v1.2"
     with pytest.raises(ConfigError, match="revision= / --revision pins a Hub dataset"):
         nc.build("glue/mrpc", noise="swap", revision="v1", data_file=REPO / "README.md", out=tmp_path / "x", progress=False)

@@ -159,7 +159,7 @@ def test_a_folder_with_another_version_is_refused(tmp_path):
 
 def test_a_foreign_non_empty_folder_is_refused(tmp_path):
     (tmp_path / "notes.txt").write_text("mine", encoding="utf-8")
-    with pytest.raises(ConfigError, match="not empty and holds no noisecraft.json"):
+    with pytest.raises(ConfigError, match="not empty and holds no noisecraft dataset"):
         build(tmp_path, source="demo", noise="keyboard")
 
 

@@ -5,7 +5,6 @@ its status, read the pair side and the label, and report the results in the card
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 
 import datasets
@@ -16,6 +15,7 @@ import noisecraft as nc
 from noisecraft.building.noising import NoiseJob, field_input
 from noisecraft.core.labels import LabelLayout
 from noisecraft.core.seeding import ExampleRng
+from noisecraft.dataset.repo import read_manifest
 from noisecraft.errors import ConfigError
 from noisecraft.grammar.search import AttackProblem, beam, genetic, greedy, operations, run_searches
 from noisecraft.grammar.tagging import Word, word_spans
@@ -265,7 +265,7 @@ def test_build_keeps_every_row_with_status_and_reports_results(shared, tmp_path)
     assert "- **Results**: attack success rate " in card and "victim `cls-mrpc` at revision `sha256:" in card
     loaded = datasets.load_dataset(str(tmp_path / "out"), built.name, split=built.split)
     assert loaded.features["noise_attack_status"].dtype == "string" and loaded.num_rows == 4
-    manifest = json.loads((tmp_path / "out" / "noisecraft.json").read_text(encoding="utf-8"))
+    manifest = read_manifest(tmp_path / "out")
     assert manifest["configs"][built.name]["provenance"]["victim"]["model"]["model"] == "cls-mrpc"
 
 
@@ -302,7 +302,7 @@ def test_a_build_refuses_a_victim_trained_on_other_labels(shared, tmp_path):
     with pytest.raises(ConfigError, match=r"victim=.*cls-mrpc.*\(not_equivalent, equivalent\) do not fit the "
                                           r"dataset's \(negative, positive\)"):
         nc.build("glue/sst2", noise, tmp_path / "out", data_file=tsv, progress=False)
-    assert not (tmp_path / "out" / "noisecraft.json").exists()
+    assert not (tmp_path / "out" / "README.md").exists()
 
 
 def test_a_chain_ending_in_an_attack_checks_its_victims_labels(shared):

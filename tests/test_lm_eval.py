@@ -24,6 +24,7 @@ import pytest
 import yaml
 
 import noisecraft as nc
+from noisecraft.dataset.repo import read_manifest
 from noisecraft.errors import ConfigError
 from noisecraft.harness import evaluate_lm_eval, export_lm_eval
 
@@ -255,8 +256,9 @@ def test_export_writes_a_task_per_config_and_side(small_sets, tmp_path):
     assert "process_results: !function 'utils.squad_scores'" in text
     task = yaml.load(text.replace("!function", ""), Loader=yaml.SafeLoader)
     assert task["dataset_path"] == "parquet" and task["test_split"] == "validation"
-    assert task["dataset_kwargs"]["data_files"] == {"validation": str((small_sets / "qa").resolve() / "demo-en-swap"
-                                                                      / "validation-*.parquet")}
+    folder = (small_sets / "qa").resolve()  # the files the set's card names, not a glob that could match others
+    assert task["dataset_kwargs"]["data_files"] == {"validation": [
+        str(folder / path) for path in read_manifest(folder)["configs"]["demo-en-swap"]["files"]["validation"]]}
     assert task["doc_to_text"].startswith("{% set question = original_question -%}\n")
     assert task["output_type"] == "generate_until" and task["doc_to_target"] == "{{answers.text[0]}}"
     assert task["metadata"]["noisecraft"] == {"set": "qa", "config": "demo-en-swap", "side": "clean"}

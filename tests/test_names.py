@@ -8,7 +8,7 @@ import pytest
 
 import noisecraft as nc
 from noisecraft.building.pipeline import default_config_name
-from noisecraft.dataset.repo import NAME, check_name, valid_config_name
+from noisecraft.dataset.repo import NAME, check_name, read_manifest, valid_config_name
 from noisecraft.errors import ConfigError
 
 
@@ -144,17 +144,15 @@ def test_a_hub_model_id_keeps_its_name():
 
 def _rename_config(out, old, new):
     """Make ``out`` look like a folder built before names carried digests: config ``old`` renamed ``new``."""
-    import json
+    from noisecraft.dataset.card import render_card
+    from noisecraft.dataset.repo import card_with_manifest
 
-    manifest = json.loads((out / "noisecraft.json").read_text(encoding="utf-8"))
+    manifest = read_manifest(out)
     manifest["configs"] = {new if k == old else k: v for k, v in manifest["configs"].items()}
-    (out / "noisecraft.json").write_text(json.dumps(manifest), encoding="utf-8")
+    manifest["configs"][new]["files"] = {split: [path.replace(f"{old}/", f"{new}/", 1) for path in paths]
+                                         for split, paths in manifest["configs"][new]["files"].items()}
     (out / old).rename(out / new)
-    from noisecraft.building.pipeline import write_card
-    from noisecraft.dataset.repo import DatasetRepo
-
-    with DatasetRepo(out, manifest["version"]) as repo:
-        write_card(repo)
+    (out / "README.md").write_text(card_with_manifest(render_card(manifest), manifest), encoding="utf-8")
 
 
 def test_a_rebuild_of_an_old_auto_name_replaces_it_and_adds_no_second_config(tmp_path):

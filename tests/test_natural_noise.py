@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import re
@@ -23,7 +22,7 @@ from noisecraft.core.seeding import ExampleRng
 from noisecraft.core.text_units import match_case, word_spans
 from noisecraft.dataset import noise_dictionary
 from noisecraft.dataset.noise_dictionary import NoiseDictionary, load_dictionary, with_probabilities
-from noisecraft.dataset.repo import DatasetRepo
+from noisecraft.dataset.repo import DatasetRepo, card_with_manifest
 from noisecraft.errors import ConfigError, InputError
 from noisecraft.noise_models.base import NoiseInput
 from noisecraft.noise_models.natural import (
@@ -57,13 +56,18 @@ def parquet_dictionary(path: Path, rows: list[dict[str, Any]], probabilities: bo
     return path
 
 
+#: A data file's name as a commit writes it (the digest is not checked when a dictionary is read).
+SHARD_NAME = "train-0123456789ab-00000-of-00001.parquet"
+
+
 def mined_folder(root: Path, configs: dict[str, list[dict[str, Any]]], kind: str = "noise-dictionary") -> Path:
     """A folder laid out as ``noisecraft mine`` writes it: a manifest and ``<config>/train-*.parquet``."""
     for name, rows in configs.items():
         (root / name).mkdir(parents=True)
-        parquet_dictionary(root / name / "train-00000-of-00001.parquet", rows)
-    manifest = {"format": 1, "kind": kind, "version": "1.0.0", "configs": {name: {"spec": {}} for name in configs}}
-    (root / "noisecraft.json").write_text(json.dumps(manifest), encoding="utf-8")
+        parquet_dictionary(root / name / SHARD_NAME, rows)
+    manifest = {"format": 2, "kind": kind, "version": "1.0.0",
+                "configs": {name: {"spec": {}, "files": {"train": [f"{name}/{SHARD_NAME}"]}} for name in configs}}
+    (root / "README.md").write_text(card_with_manifest("a card\n", manifest), encoding="utf-8")
     return root
 
 
@@ -266,19 +270,19 @@ def test_a_challenge_set_is_not_a_noise_dictionary(tmp_path):
     repo = DatasetRepo(tmp_path / "set", "1.0.0")
     build_config(repo, ConfigRequest(source="demo", noise="swap"), progress=False)
     write_card(repo)
-    with pytest.raises(ConfigError, match=r"set holds a challenge-set dataset \(noisecraft.json kind 'challenge-set'\), "
+    with pytest.raises(ConfigError, match=r"set holds a challenge-set dataset \(its manifest's kind is 'challenge-set'\), "
                                           r"not a noise dictionary") as caught:
         WikiEditNoiseV2(dictionary=str(tmp_path / "set"))
     one_line(caught)
-    (tmp_path / "set" / "noisecraft.json").unlink()  # without its manifest: its parquet lacks the dictionary columns
-    with pytest.raises(ConfigError, match=r"set is not a noise dictionary: it holds no noisecraft.json and no parquet "
+    (tmp_path / "set" / "README.md").unlink()  # without its manifest: its parquet lacks the dictionary columns
+    with pytest.raises(ConfigError, match=r"set is not a noise dictionary: it holds no noisecraft manifest and no parquet "
                                           r"file with the columns lang, correct, noisy, count, probability"):
         WikiEditNoiseV2(dictionary=str(tmp_path / "set"))
 
 
 def test_a_folder_without_manifest_or_dictionary_parquet_is_an_error(tmp_path):
     (tmp_path / "empty").mkdir()
-    with pytest.raises(ConfigError, match=r"empty is not a noise dictionary: it holds no noisecraft.json"):
+    with pytest.raises(ConfigError, match=r"empty is not a noise dictionary: it holds no noisecraft manifest"):
         load_dictionary(str(tmp_path / "empty"))
     (tmp_path / "other" / "cfg").mkdir(parents=True)
     pq.write_table(pa.Table.from_pylist([{"question": "q"}]), tmp_path / "other" / "cfg" / "train.parquet")
@@ -552,8 +556,7 @@ def test_the_digest_is_the_content_and_a_changed_file_is_reloaded(tmp_path):
     folder = mined_folder(tmp_path / "dict", {"wikiedits-en": EN_ROWS})
     mined = WikiEditNoiseV2(dictionary=str(folder))
     held = mined.digest()
-    parquet_dictionary(folder / "wikiedits-en" / "train-00000-of-00001.parquet", [*EN_ROWS, {"correct": "of", "noisy": "fo",
-                                                                                              "count": 1}])
+    parquet_dictionary(folder / "wikiedits-en" / SHARD_NAME, [*EN_ROWS, {"correct": "of", "noisy": "fo", "count": 1}])
     remade = WikiEditNoiseV2(dictionary=str(folder))
     assert remade.digest() != held and "of" in remade._dictionary
 

@@ -8,7 +8,6 @@ the corpora does, :func:`conftest.corpus`).
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -23,6 +22,7 @@ import noisecraft as nc
 from noisecraft.building.pipeline import default_config_name, resolve_model
 from noisecraft.building.recipe import load_recipe, requests
 from noisecraft.dataset.card import format_recipe
+from noisecraft.dataset.repo import read_manifest
 from noisecraft.errors import ConfigError
 
 from conftest import REPO_ROOT, corpus
@@ -135,7 +135,7 @@ def local_sets(path: Path, dictionaries: dict[str, Path]) -> list[str]:
 
 def check_built(out: Path, table: dict[str, Any], n_configs: int) -> dict[str, Any]:
     """Every config loads, the manifest keeps the resolved recipe, the card prints it."""
-    manifest = json.loads((out / "noisecraft.json").read_text(encoding="utf-8"))
+    manifest = read_manifest(out)
     assert manifest["recipe"] == table
     assert manifest["version"] == table["version"]
     assert len(manifest["configs"]) == n_configs
@@ -254,7 +254,7 @@ def test_cli_seed_and_set(corpora, tmp_path):
     result = cli("build", RECIPE_DIR / "noiseqa-keyboard.toml", "--data-dir", corpora, "--out", out, "--no-progress",
                  "--seed", "7", "--set", "version=1.1.0", "--set", 'configs.0.noise=["swap(rate=0.1)"]')
     assert result.returncode == 0, result.stderr
-    manifest = json.loads((out / "noisecraft.json").read_text(encoding="utf-8"))
+    manifest = read_manifest(out)
     assert list(manifest["configs"]) == ["xquad-en-swap-rate0.1-seed7"]
     assert manifest["version"] == "1.1.0" and manifest["recipe"]["configs"][0]["noise"] == ["swap(rate=0.1)"]
 

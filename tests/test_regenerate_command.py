@@ -7,7 +7,6 @@ bytes with the first build's.
 
 from __future__ import annotations
 
-import json
 import re
 import shlex
 import shutil
@@ -17,6 +16,7 @@ import pytest
 
 import noisecraft as nc
 from noisecraft.cli import main
+from noisecraft.dataset.repo import read_manifest
 from noisecraft.errors import ConfigError
 from noisecraft.sources.registry import demo_file
 
@@ -57,7 +57,7 @@ def same_parquet(first: Path, second: Path) -> None:
 
 
 def manifest_file(out: Path) -> dict:
-    [entry] = json.loads((out / "noisecraft.json").read_text(encoding="utf-8"))["configs"].values()
+    [entry] = read_manifest(out)["configs"].values()
     return entry["input"]["file"]
 
 

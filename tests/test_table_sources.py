@@ -20,6 +20,7 @@ from test_regenerate_command import regenerate, same_parquet
 import noisecraft as nc
 from noisecraft.building.recipe import load_recipe, requests
 from noisecraft.cli import main
+from noisecraft.dataset.repo import read_manifest
 from noisecraft.errors import ConfigError
 from noisecraft.sources.glue import glue_rows
 from noisecraft.sources.registry import source_info
@@ -70,7 +71,7 @@ def write_parquet(path: Path, rows: list[dict]) -> Path:
 
 def built(out: Path) -> tuple[str, dict]:
     """The only config of a built folder and its manifest entry."""
-    [(name, entry)] = json.loads((out / "noisecraft.json").read_text(encoding="utf-8"))["configs"].items()
+    [(name, entry)] = read_manifest(out)["configs"].items()
     return name, entry
 
 

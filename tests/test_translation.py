@@ -19,6 +19,7 @@ import pytest
 
 import noisecraft as nc
 from noisecraft.core.edits import Edit, apply_edits
+from noisecraft.dataset.repo import read_manifest
 from noisecraft.errors import ConfigError
 from noisecraft.runtime import length_batches, resolve_model
 from noisecraft.runtime.seq2seq import Seq2SeqGenerator
@@ -214,7 +215,7 @@ def test_build_is_byte_identical_for_any_num_proc_and_batch_size_and_records_the
     build(tmp_path / "a", model)
     build(tmp_path / "b", model, num_proc=2, batch_size=1)
     assert parquet_bytes(tmp_path / "a") == parquet_bytes(tmp_path / "b")
-    manifest = json.loads((tmp_path / "a" / "noisecraft.json").read_text(encoding="utf-8"))
+    manifest = read_manifest(tmp_path / "a")
     [(name, entry)] = manifest["configs"].items()
     # local model folders are named by content, never by folder name
     assert re.fullmatch(r"xquad-en-translation-maxnewtokens12-forwardmodel-[0-9a-f]{8}-backwardmodel-[0-9a-f]{8}", name)
@@ -284,7 +285,7 @@ def test_natural_translation_fails_clearly_for_an_id_without_a_counterpart():
 
 def test_natural_translation_builds_rows_paired_by_id(tmp_path):
     build(tmp_path / "nat", natural())
-    manifest = json.loads((tmp_path / "nat" / "noisecraft.json").read_text(encoding="utf-8"))
+    manifest = read_manifest(tmp_path / "nat")
     [(name, entry)] = manifest["configs"].items()
     assert entry["stats"]["rows"] == 4 and entry["provenance"]["questions"] == "xquad.de"
     rows = datasets.load_dataset(str(tmp_path / "nat"), name, split="validation")

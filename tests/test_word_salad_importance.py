@@ -20,6 +20,7 @@ import noisecraft as nc
 from noisecraft.cli import main
 from noisecraft.core.edits import apply_edits
 from noisecraft.core.text_units import token_spans
+from noisecraft.dataset.repo import read_manifest
 from noisecraft.errors import ConfigError
 from noisecraft.noise_models.base import PairText
 from noisecraft.noise_models.word_salad_importance import (
@@ -207,7 +208,7 @@ def test_another_r_or_seed_asks_the_model_nothing(sst2_word, tmp_path, monkeypat
     rows = pq.read_table(built.path).to_pylist()
     assert all(len(r["sentence"].split()) < len(r["original_sentence"].split()) for r in rows
                if len(words_of(r["original_sentence"])) > 1)
-    manifest = json.loads((tmp_path / "a" / "noisecraft.json").read_text(encoding="utf-8"))
+    manifest = read_manifest(tmp_path / "a")
     card = (tmp_path / "a" / "README.md").read_text(encoding="utf-8")
     assert "no longer describe the text" in card and "cls-one-word-sst2" in card
     assert "sha256:" in json.dumps(manifest)  # the model's resolved identity is recorded
@@ -239,7 +240,7 @@ def glue_file(tmp_path, task: str, rows: int = 8):
 
 def built_labels(out) -> dict:
     """The ``labels`` provenance of the one config built in ``out``."""
-    [config] = json.loads((out / "noisecraft.json").read_text(encoding="utf-8"))["configs"].values()
+    [config] = read_manifest(out)["configs"].values()
     return config["provenance"]["labels"]
 
 
@@ -315,12 +316,12 @@ def test_a_classifier_of_another_task_is_refused_before_any_forward_pass(noise, 
     message = one_error(capsys)
     assert message == f"noisecraft: error: {noise}@1 model={model}: {expected} Use a classifier fine-tuned on this " \
                       "dataset's task: its gradient must say which words matter for that task"
-    assert not (out / "noisecraft.json").exists()
+    assert not (out / "README.md").exists()
     with pytest.raises(ConfigError) as refused:
         nc.build(f"glue/{task}", nc.noise(noise, model=model), tmp_path / "py", data_file=tsv,
                  split="validation_matched" if task == "mnli" else None, progress=False)
     assert str(refused.value) == message.removeprefix("noisecraft: error: ")
-    assert forwards == [] and not (tmp_path / "py" / "noisecraft.json").exists()
+    assert forwards == [] and not (tmp_path / "py" / "README.md").exists()
 
 
 def test_the_check_reaches_a_chain_step_and_perturb(one_word, sst2_word, forwards):
@@ -355,7 +356,7 @@ def test_copyone_on_a_single_text_source_is_one_line_and_writes_nothing(sst2_wor
     assert main(["build", "--source", "glue/sst2", "--data-file", str(sst2(tmp_path)), "--noise",
                  f"copyone(model={sst2_word})", "--out", str(out), "--no-progress"]) == 2
     assert "copyone@1 needs a text-pair task" in one_error(capsys)
-    assert not (out / "noisecraft.json").exists()
+    assert not (out / "README.md").exists()
 
 
 def test_a_model_without_input_embeddings_is_one_line_and_writes_nothing(sst2_word, tmp_path, capsys, monkeypatch):
@@ -370,7 +371,7 @@ def test_a_model_without_input_embeddings_is_one_line_and_writes_nothing(sst2_wo
                  f"drop(model={sst2_word})", "--out", str(out), "--no-progress"]) == 2
     message = one_error(capsys)
     assert "drop@1 model=" in message and "has no input embeddings" in message
-    assert not (out / "noisecraft.json").exists()
+    assert not (out / "README.md").exists()
 
 
 def test_a_model_is_required():

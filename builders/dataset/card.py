@@ -11,6 +11,7 @@ from importlib import resources
 from typing import Any
 
 from noisecraft.core.stats import STATS_HEADER, format_table, stats_table_rows
+from noisecraft.dataset.repo import data_files
 from noisecraft.errors import ConfigError
 
 #: The split a noise-dictionary repo holds its pairs in.
@@ -36,6 +37,12 @@ def cell(text: Any) -> str:
 
 def unique(items: list[str]) -> list[str]:
     return list(dict.fromkeys(i for i in items if i))
+
+
+def card_data_files(manifest: dict[str, Any], config: str) -> list[dict[str, Any]]:
+    """The card's ``data_files`` of a config: exactly the files its manifest entry names (a list of paths, no glob),
+    so that a card names its own version's files and never the files of another (see :mod:`noisecraft.dataset.repo`)."""
+    return [{"split": split, "path": paths} for split, paths in data_files(manifest, config).items()]
 
 
 def card_text(card_data: Any, template: str, **values: Any) -> str:
@@ -84,8 +91,7 @@ def render_card(manifest: dict[str, Any], repo_hint: str = "ORG/NAME") -> str:
         task_categories=unique([e["task_category"] for e in entries]),
         pretty_name=manifest.get("pretty_name") or "noisecraft challenge set",
         tags=["robustness", "noise", "challenge-set", "noisecraft", *unique([e["noise_name"] for e in entries])],
-        configs=[{"config_name": e["name"], "data_files": [{"split": e["split"], "path": f"{e['name']}/{e['split']}-*.parquet"}]}
-                 for e in entries],
+        configs=[{"config_name": name, "data_files": card_data_files(manifest, name)} for name in configs],
     )
     template = (resources.files("noisecraft.dataset_cards") / "templates" / "challenge_set.md").read_text(encoding="utf-8")
     citations = "\n\n".join(unique([c for e in entries for c in (e["source_citation"], e["noise_citation"])]))
@@ -145,9 +151,7 @@ def render_dictionary_card(manifest: dict[str, Any], repo_hint: str = "ORG/NAME"
         source_datasets=["original"],
         pretty_name=manifest.get("pretty_name") or "noisecraft natural-noise dictionary",
         tags=["robustness", "noise", "natural-noise", "noise-dictionary", "noisecraft"],
-        configs=[{"config_name": e["name"],
-                  "data_files": [{"split": DICTIONARY_SPLIT, "path": f"{e['name']}/{DICTIONARY_SPLIT}-*.parquet"}]}
-                 for e in entries],
+        configs=[{"config_name": name, "data_files": card_data_files(manifest, name)} for name in manifest["configs"]],
     )
     template = (resources.files("noisecraft.dataset_cards") / "templates" / "noise_dictionary.md").read_text(encoding="utf-8")
     return card_text(

@@ -17,8 +17,8 @@ non-empty words. Nothing is dropped silently: a row the loader cannot use is an 
 
 A dictionary loads from
 
-* a folder written by ``noisecraft mine``: ``noisecraft.json`` (``"kind": "noise-dictionary"``) lists
-  its configs, each a subfolder of parquet files. A folder with one config is used as is; one with
+* a folder written by ``noisecraft mine``: the manifest its card carries (``"kind": "noise-dictionary"``)
+  lists its configs and their parquet files (:mod:`noisecraft.dataset.repo`). A folder with one config is used as is; one with
   several needs ``config`` (the models' ``dictionary_config=``), and the error lists them. A folder
   holding another kind of dataset (a challenge set) is an error saying so, and so is a folder with
   neither a manifest nor a parquet file with the dictionary columns. A config subfolder itself
@@ -43,7 +43,7 @@ from typing import Any
 
 from noisecraft.core.schema import FeatureSpec, value
 from noisecraft.core.seeding import ExampleRng
-from noisecraft.dataset.repo import MANIFEST, NOISE_DICTIONARY, read_manifest
+from noisecraft.dataset.repo import NOISE_DICTIONARY, data_files, manifest_or_none
 from noisecraft.errors import ConfigError, InputError
 
 REQUIRED_COLUMNS = ("lang", "correct", "noisy", "count", "probability")
@@ -209,48 +209,52 @@ def _parquet_files(folder: Path) -> list[Path]:
     return sorted(p for p in folder.rglob("*.parquet") if not any(part.startswith(".") for part in p.relative_to(folder).parts))
 
 
-def _manifest_configs(folder: Path) -> list[str] | None:
-    """The configs a ``noisecraft.json`` lists (``None`` without a manifest); another kind is an error."""
-    if not (folder / MANIFEST).is_file():
+def _dictionary_manifest(folder: Path) -> dict[str, Any] | None:
+    """The manifest of a folder written by ``noisecraft mine`` (``None`` without one); another kind is an error."""
+    manifest = manifest_or_none(folder)
+    if manifest is None:
         return None
-    manifest = read_manifest(folder)
     kind = manifest.get("kind")
     if kind != NOISE_DICTIONARY:
         what = f"a {kind} dataset" if kind else "a dataset of unknown kind"
-        raise ConfigError(f"{folder} holds {what} ({MANIFEST} kind {kind!r}), not a noise dictionary: give a folder "
-                          "written by `noisecraft mine`")
-    return sorted(manifest.get("configs") or {})
+        raise ConfigError(f"{folder} holds {what} (its manifest's kind is {kind!r}), not a noise dictionary: give a "
+                          "folder written by `noisecraft mine`")
+    return manifest
 
 
 def _rows_from_folder(folder: Path, config: str | None) -> DictionaryTable:
-    configs = _manifest_configs(folder)
-    if configs is None:  # no manifest: config subfolders of parquet, or a config folder itself
+    manifest = _dictionary_manifest(folder)
+    if manifest is None:  # no manifest: config subfolders of parquet, or a config folder itself
         files = _parquet_files(folder)
         if not any(not _missing_columns(_schema_names(f)) for f in files):
-            raise ConfigError(f"{folder} is not a noise dictionary: it holds no {MANIFEST} and no parquet file with the "
-                              f"columns {', '.join(REQUIRED_COLUMNS)}")
+            raise ConfigError(f"{folder} is not a noise dictionary: it holds no noisecraft manifest and no parquet file "
+                              f"with the columns {', '.join(REQUIRED_COLUMNS)}")
         if any(folder.glob("*.parquet")):
             if config is not None:
                 raise ConfigError(f"noise dictionary {folder} is a single config folder: it has no config {config!r}")
             return _join(str(folder), [_read_parquet(f) for f in files])
         configs = sorted(sub.name for sub in folder.iterdir()
                          if sub.is_dir() and not sub.name.startswith(".") and _parquet_files(sub))
+    else:
+        configs = sorted(manifest["configs"])
     if config is None:
         if not configs:
-            raise ConfigError(f"noise dictionary {folder} holds no config ({MANIFEST} lists none)")
+            raise ConfigError(f"noise dictionary {folder} holds no config (its manifest lists none)")
         if len(configs) > 1:
             raise ConfigError(f"noise dictionary {folder} holds {len(configs)} configs ({', '.join(configs)}): "
                               "choose one with dictionary_config=")
         config = configs[0]
     if config not in configs:
         raise ConfigError(f"noise dictionary {folder} has no config {config!r}; its configs: {', '.join(configs) or 'none'}")
-    files = _parquet_files(folder / config) if (folder / config).is_dir() else []
+    if manifest is None:
+        files = _parquet_files(folder / config) if (folder / config).is_dir() else []
+        kind = None
+    else:  # the files its card names: files of an interrupted commit beside them are not read
+        files = [folder / path for paths in data_files(manifest, config).values() for path in paths]
+        miner = manifest["configs"][config]["spec"].get("miner")
+        kind = miner if isinstance(miner, str) else None
     if not files:
         raise ConfigError(f"noise dictionary {folder}: config {config!r} has no parquet file under {folder / config}")
-    kind = None
-    if (folder / MANIFEST).is_file():
-        miner = read_manifest(folder)["configs"][config]["spec"].get("miner")
-        kind = miner if isinstance(miner, str) else None
     return _join(f"{folder} config {config}", [_read_parquet(f) for f in files], kind)
 
 

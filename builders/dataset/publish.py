@@ -1,7 +1,8 @@
 """Publish a challenge repo folder to the Hugging Face Hub and tag its version.
 
-The folder is first verified locally (every config loads; manifest, card and files agree). It is
-then uploaded as one commit that also deletes remote files which are not part of this version;
+The folder is first verified locally (every config loads; manifest, card and files agree). Its card and the
+data files the card names are then uploaded as one commit that also deletes remote files which are not part of
+this version (data files no card names, left by an interrupted local commit, are neither checked nor uploaded);
 every file is checked against what the Hub reports for that commit (size, and the LFS sha256 or
 git blob id) and the commit holds no other file; only when all match is the version tag
 ``v<version>`` created on that commit. A failed check leaves no tag, so a tag always names a
@@ -16,7 +17,16 @@ from pathlib import Path
 from typing import Any
 
 from noisecraft.dataset.card import render_card, render_dictionary_card
-from noisecraft.dataset.repo import JOURNAL, MANIFEST, NOISE_DICTIONARY, check_name, read_manifest
+from noisecraft.dataset.repo import (
+    CARD,
+    NOISE_DICTIONARY,
+    SHARD,
+    check_name,
+    data_files,
+    read_manifest,
+    shards_digest,
+    split_card,
+)
 from noisecraft.errors import ConfigError, NoisecraftError
 
 
@@ -25,9 +35,11 @@ def git_blob_id(data: bytes) -> str:
     return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
-def _local_files(folder: Path) -> dict[str, Path]:
-    return {p.relative_to(folder).as_posix(): p for p in sorted(folder.rglob("*"))
-            if p.is_file() and not any(part.startswith(".") for part in p.relative_to(folder).parts)}
+def _local_files(folder: Path, manifest: dict[str, Any]) -> dict[str, Path]:
+    """What a version is: its card and the data files the card names (relative path -> local path)."""
+    named = sorted(path for config in manifest["configs"] for paths in data_files(manifest, config).values()
+                   for path in paths)
+    return {CARD: folder / CARD, **{path: folder / path for path in named}}
 
 
 def _links_outside(folder: Path) -> list[str]:
@@ -47,15 +59,33 @@ def _check_card_matches_manifest(folder: Path, manifest: dict[str, Any]) -> None
     would publish text that contradicts the data's provenance."""
     render = render_dictionary_card if manifest.get("kind") == NOISE_DICTIONARY else render_card
     try:
-        card = (folder / "README.md").read_text(encoding="utf-8")
+        card = split_card((folder / CARD).read_text(encoding="utf-8"), folder / CARD)[0]
         expected = render(manifest)
     except (OSError, UnicodeDecodeError, KeyError, TypeError) as exc:
-        raise ConfigError(f"{folder / 'README.md'}: cannot check the card against {MANIFEST} "
+        raise ConfigError(f"{folder / CARD}: cannot check the card against its manifest "
                           f"({type(exc).__name__}: {exc})") from None
     if card != expected:
         line = next(i for i, (a, b) in enumerate(zip([*card.splitlines(), ""], [*expected.splitlines(), ""]), 1) if a != b)
-        raise ConfigError(f"{folder / 'README.md'}, line {line}: the card differs from what {MANIFEST} renders (edited "
+        raise ConfigError(f"{folder / CARD}, line {line}: the card differs from what its manifest renders (edited "
                           "or stale), nothing uploaded: rebuild into the folder to re-render it")
+
+
+def _data_file_problems(folder: Path, config: str, files: dict[str, list[str]]) -> list[str]:
+    """What is wrong with the data files a config's manifest entry names: none, missing, or not the content their
+    names address (changed after the commit)."""
+    if not files:
+        return [f"config {config} names no data file"]
+    problems = []
+    for paths in files.values():
+        missing = [path for path in paths if not (folder / path).is_file()]
+        names = [SHARD.fullmatch(Path(path).name) for path in paths]
+        if missing:
+            problems.append(f"{missing[0]}: missing")
+        elif not all(names) or len({m["digest"] for m in names if m}) != 1:
+            problems.append(f"{paths[0]}: not a data file name noisecraft writes")
+        elif shards_digest(folder / path for path in paths) != names[0]["digest"]:
+            problems.append(f"{paths[0]}: its content is not what its name addresses (changed after it was written)")
+    return problems
 
 
 def verify_upload(api: Any, repo_id: str, revision: str, files: dict[str, Path]) -> list[str]:
@@ -90,14 +120,11 @@ def load_fresh(folder: Path, config: str, split: str) -> Any:
 def verify_local(folder: Path) -> dict[str, Any]:
     """Check that ``folder`` is a complete, loadable dataset before anything is uploaded; returns its manifest.
 
-    Every config of the manifest is in the card's metadata and has parquet files, every parquet file
-    belongs to a config of the manifest, no commit is half done, and each config loads with
-    ``datasets.load_dataset`` with the row count the manifest records.
+    Every config of the manifest is in the card's metadata, the files the card names are there with the content
+    their names address, and each config loads with ``datasets.load_dataset`` with the row count the manifest records.
     """
     from huggingface_hub import DatasetCard
 
-    if not (folder / MANIFEST).is_file() and not (folder / JOURNAL).exists():
-        raise ConfigError(f"{folder} holds no {MANIFEST}: build it with `noisecraft build` first")
     manifest = read_manifest(folder)
     configs = set(manifest["configs"])
     outside = _links_outside(folder)
@@ -106,21 +133,16 @@ def verify_local(folder: Path) -> dict[str, Any]:
                           f"{os.path.realpath(folder / outside[0])}, outside the folder (the upload would publish that "
                           "file): replace it with the file itself or remove it")
     try:
-        card = DatasetCard.load(folder / "README.md")
-    except Exception as exc:  # missing file or bad YAML: huggingface_hub raises several types
-        raise ConfigError(f"{folder / 'README.md'}: no readable dataset card: {exc}") from exc
+        card = DatasetCard.load(folder / CARD)
+    except Exception as exc:  # bad YAML: huggingface_hub raises several types
+        raise ConfigError(f"{folder / CARD}: no readable dataset card: {exc}") from exc
     in_card = {c.get("config_name") for c in (card.data.to_dict().get("configs") or [])}
     problems = []
     if in_card != configs:
         problems.append(f"card configs {sorted(in_card)} differ from the manifest's {sorted(configs)}")
-    for path in _local_files(folder):
-        top = path.split("/")[0]
-        if path.endswith(".parquet") and top not in configs:
-            problems.append(f"{path} belongs to no config of the manifest")
     for name in sorted(configs):
         check_name("config", name)
-        if not list((folder / name).glob("*.parquet")):
-            problems.append(f"config {name} has no parquet file")
+        problems += _data_file_problems(folder, name, data_files(manifest, name))
     if problems:
         raise ConfigError(f"{folder} does not verify, nothing uploaded: " + "; ".join(problems))
     for name, entry in manifest["configs"].items():
@@ -150,10 +172,10 @@ def publish(folder: Path, repo_id: str, *, private: bool = False, api: Any = Non
     if any(ref.name == tag for ref in api.list_repo_refs(repo_id, repo_type="dataset").tags):
         raise ConfigError(f"{repo_id} already has tag {tag}: a published version is never rewritten; "
                           "build a new version= / --dataset-version")
-    files = _local_files(folder)
+    files = _local_files(folder, manifest)
     commit = api.upload_folder(repo_id=repo_id, folder_path=folder, repo_type="dataset",
                                commit_message=f"noisecraft: dataset version {version}",
-                               ignore_patterns=[".*", "**/.*"], delete_patterns=["*", "**/*"])
+                               allow_patterns=list(files), delete_patterns=["*", "**/*"])
     problems = verify_upload(api, repo_id, commit.oid, files)
     remote = set(api.list_repo_files(repo_id, revision=commit.oid, repo_type="dataset")) - {".gitattributes"}
     problems += [f"{path}: on the Hub but not in this version" for path in sorted(remote - set(files))]

@@ -1,22 +1,36 @@
-"""A Hub dataset repo on disk: ``README.md`` card, ``<config>/<split>-*.parquet``, and a manifest.
+"""A Hub dataset repo on disk: a ``README.md`` card that carries its manifest, and ``<config>/<split>-<digest>-*.parquet``.
 
 Challenge sets (``noisecraft build``) and mined noise dictionaries (``noisecraft mine``) are both
-written this way. ``noisecraft.json`` records the repo's kind and version and, per config,
-everything needed to regenerate it (its spec) and its statistics; the card is rendered from it.
+written this way. The manifest records the repo's kind and version and, per config, everything needed
+to regenerate it (its spec), its statistics and its data files; the card is rendered from it.
 
-The folder is a transaction. A writer holds ``.noisecraft.lock`` (a second writer gets a clear
-error); new splits are staged in hidden folders; :meth:`DatasetRepo.commit` first writes a journal
-of what it will do (staged config folders, the new manifest and card), then swaps the configs in and
-writes manifest and card, then deletes the journal. An interruption before the journal leaves the
-folder as it was; one after it is rolled forward the next time the folder is opened for writing, which
-also removes what killed writers left (``.staging-*`` and ``.old-*`` folders, ``.*.tmp`` files). Between
-the journal and its deletion the folder mixes old and new files, so every reader (evaluate, publish,
-noise dictionaries) goes through :func:`read_manifest`, which refuses a folder with a pending journal. A
-folder made by another kind, dataset version or toolkit version is refused rather than mixed.
+**One atomic view.** Most readers of a folder are plain ``datasets``, which reads the card's YAML
+``configs:`` and the files it names, and knows nothing else. So the card is the one switch:
+
+1. data files are written under content-addressed names, ``<config>/<split>-<digest>-NNNNN-of-NNNNN.parquet``
+   (``digest``: the first 12 hex digits of the sha256 of the config's shards, :func:`shards_digest`), which no
+   card in place names yet (the same content gives the same name and the same bytes, so an unchanged config
+   replaces its files by identical ones);
+2. the card, whose YAML names exactly these files (a list of paths, no glob) and whose last lines carry the
+   manifest as JSON in an HTML comment (:func:`card_with_manifest`), replaces ``README.md`` in one ``os.replace``;
+3. data files no card names any more are deleted.
+
+A kill before step 2 leaves the old card, which names only old files, all still there; a kill after it leaves
+the new card and its files; a kill in step 3 leaves files no card names, which readers ignore (they read the
+files the manifest names) and the next writer deletes. The manifest cannot disagree with the card because it is
+inside it (a manifest file beside the card would be a second rename, and between the two a reader would see a card
+of one version and a manifest of another): every reader gets it through :func:`read_manifest`, and ``publish``
+uploads the card and the files it names, nothing else. A folder that was never committed has no card:
+``load_dataset`` of a config is then an error, never a half view.
+
+A writer holds ``.noisecraft.lock`` (a second writer gets a clear error); opening a folder for writing also
+removes what killed writers left (``.staging-*`` folders, ``.*.tmp`` files, data files no card names). A folder
+made by another kind, dataset version or toolkit version is refused rather than mixed.
 """
 
 from __future__ import annotations
 
+import copy
 import errno
 import json
 import os
@@ -30,8 +44,13 @@ from typing import Any
 from noisecraft.errors import ConfigError
 from noisecraft.version import __version__
 
-MANIFEST = "noisecraft.json"
-FORMAT = 1
+#: The card: ``datasets`` reads its YAML ``configs:``; noisecraft reads the manifest at its end.
+CARD = "README.md"
+FORMAT = 2
+#: Opens the HTML comment that carries the manifest, the card's last lines (invisible where the card is rendered).
+MANIFEST_MARK = "<!-- noisecraft manifest (what built this dataset; read by noisecraft, rendered above)"
+#: The name of a data file a commit writes: split, content digest, shard number and count.
+SHARD = re.compile(r"(?P<split>\w+(?:\.\w+)*)-(?P<digest>[0-9a-f]{12})-\d{5}-of-\d{5}\.parquet")
 
 
 def _umask() -> int:
@@ -85,7 +104,6 @@ NOISE_DICTIONARY = "noise-dictionary"
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]{0,99}")
 #: Dataset versions are semantic versions: the Hub tag is ``v<version>``.
 SEMVER = re.compile(r"\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?")
-JOURNAL = ".noisecraft-commit.json"
 LOCK = ".noisecraft.lock"
 
 
@@ -116,17 +134,67 @@ def _load_json(path: Path, what: str) -> Any:
         raise ConfigError(f"{path}: unreadable {what}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
 
 
-def read_manifest(root: Path) -> dict[str, Any]:
-    """The manifest of a folder for a reader: refused while a commit is pending (the folder then mixes old and
-    new files) and checked for shape. Raises :class:`ConfigError` (one line) naming the folder or file."""
-    root = Path(root)
-    if (root / JOURNAL).exists():
-        raise ConfigError(f"{root} has an unfinished commit ({JOURNAL}: a build was interrupted while swapping "
-                          "files in): the next `noisecraft build` into it finishes it; until then it is not read")
-    path = root / MANIFEST
+def card_with_manifest(card: str, manifest: dict[str, Any]) -> str:
+    """``card`` with ``manifest`` appended as JSON in an HTML comment (``<``, ``>`` and ``&`` escaped, so the JSON
+    can never close the comment), so that one file, replaced in one step, holds both."""
+    text = json.dumps(manifest, indent=1, ensure_ascii=False)
+    text = text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
+    return f"{card}\n{MANIFEST_MARK}\n{text}\n-->\n"
+
+
+def split_card(text: str, path: Path) -> tuple[str, dict[str, Any] | None]:
+    """The card's text before its manifest, and the manifest (``None`` when the card carries none: not written by
+    noisecraft); a manifest that does not parse or has the wrong shape is a one-line error naming ``path``."""
+    start = text.rfind(f"\n{MANIFEST_MARK}\n")
+    if start < 0:
+        return text, None
+    body, block = text[:start], text[start + len(MANIFEST_MARK) + 2:]
+    if not block.endswith("\n-->\n"):
+        raise ConfigError(f"{path}: unreadable manifest: the comment that carries it is not closed at the card's end")
+    try:
+        manifest = json.loads(block[:-len("-->\n")])
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{path}: unreadable manifest: {str(exc).splitlines()[0]}") from None
+    return body, check_manifest(manifest, path)
+
+
+def manifest_or_none(root: Path) -> dict[str, Any] | None:
+    """The manifest the card of ``root`` carries, ``None`` when there is no card or it carries none."""
+    path = Path(root) / CARD
     if not path.is_file():
-        raise ConfigError(f"{root} holds no {MANIFEST}")
-    return check_manifest(_load_json(path, "manifest"), path)
+        return None
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: unreadable card: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
+    return split_card(text, path)[1]
+
+
+def read_manifest(root: Path) -> dict[str, Any]:
+    """The manifest of a folder, from its card: what ``datasets`` reads is always the version it describes.
+    Raises :class:`ConfigError` (one line) naming the folder or card when there is none or it is malformed."""
+    manifest = manifest_or_none(root)
+    if manifest is None:
+        raise ConfigError(f"{root} holds no noisecraft dataset ({CARD} with the manifest noisecraft writes at its end): "
+                          "give a folder made by `noisecraft build` or `noisecraft mine`")
+    return manifest
+
+
+def data_files(manifest: dict[str, Any], config: str) -> dict[str, list[str]]:
+    """``{split: [paths relative to the folder]}``: the files of ``config`` that its card names."""
+    return manifest["configs"][config].get("files") or {}
+
+
+def shards_digest(paths: Iterable[Path]) -> str:
+    """The content address of a split's shards (in order): 12 hex digits of the sha256 of their bytes."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    for path in paths:
+        with open(path, "rb") as handle:
+            while chunk := handle.read(1 << 20):
+                digest.update(chunk)
+    return digest.hexdigest()[:12]
 
 
 #: ``datasets``' own rule for split names (``datasets.naming._split_re``): word characters in dot-separated parts.
@@ -140,7 +208,7 @@ def check_name(kind: str, name: str) -> str:
             raise ConfigError(f"invalid split name {name!r}: datasets loads only letters, digits and _ in parts "
                               "separated by single dots (validation, validation_matched; not my-split)")
         return name
-    if not NAME.fullmatch(name) or name in (MANIFEST, "README.md") or ".." in name:
+    if not NAME.fullmatch(name) or name == CARD or ".." in name:
         raise ConfigError(f"invalid {kind} name {name!r}: use letters, digits and _ . + - (not starting with "
                           "a dot or dash, at most 100 characters)")
     return name
@@ -168,21 +236,22 @@ class DatasetRepo:
 
     def __init__(self, root: Path, version: str, pretty_name: str | None = None, kind: str = CHALLENGE_SET) -> None:
         self.root = Path(root)
-        self.manifest_path = self.root / MANIFEST
         if not SEMVER.fullmatch(version):
             raise ConfigError(f"dataset version {version!r} is not a semantic version like 1.0.0 (it becomes the tag v<version>)")
         if self.root.exists() and not self.root.is_dir():
             raise ConfigError(f"{self.root} exists and is not a folder")
         self._created = not self.root.exists()
+        self._staged: dict[str, tuple[Path, str, list[str]]] = {}
+        written_before = (self.root / LOCK).exists()  # a writer left its lock: a build killed before its first card
         self._lock = self._acquire_lock()
         try:
-            self._roll_forward()
-            self._remove_leftovers()
+            self._committed = manifest_or_none(self.root)
+            if self._committed is not None or (written_before and not (self.root / CARD).exists()):
+                self._remove_unreferenced()  # never in a folder noisecraft did not write
             self.manifest = self._open(version, pretty_name, kind)
         except BaseException:
             self.close()
             raise
-        self._staged: dict[str, Path] = {}
 
     def __enter__(self) -> DatasetRepo:
         return self
@@ -192,9 +261,7 @@ class DatasetRepo:
 
     def close(self) -> None:
         """Drop staged splits that were never committed and release the lock."""
-        for staging in getattr(self, "_staged", {}).values():
-            shutil.rmtree(staging, ignore_errors=True)
-        self._staged = {}
+        self._drop_staged()
         if self._lock is not None:
             self._lock.close()  # closing the descriptor releases the flock
             self._lock = None
@@ -219,18 +286,27 @@ class DatasetRepo:
                               "wait for it to finish or use another folder") from None
         return handle
 
-    def _remove_leftovers(self) -> None:
-        """What killed writers left: staged or replaced config folders and temporary files (the lock is held and
-        no commit is pending, so none of them is in use)."""
+    def _remove_unreferenced(self) -> None:
+        """Delete what killed or failed writers left (the lock is held, so none of it is in use): staging folders,
+        temporary files, and data files (named as commits name them) that the card in place does not name."""
+        committed = self._committed or {"configs": {}}
+        named = {path for config in committed["configs"] for paths in data_files(committed, config).values()
+                 for path in paths}
         for path in self.root.iterdir():
-            if path.is_dir() and not path.is_symlink() and path.name.startswith((".staging-", ".old-")):
+            if path.is_dir() and not path.is_symlink() and path.name.startswith(".staging-"):
                 shutil.rmtree(path, ignore_errors=True)
             elif path.is_file() and path.name.startswith(".") and path.name.endswith(".tmp"):
                 path.unlink(missing_ok=True)
+            elif path.is_dir() and not path.is_symlink() and NAME.fullmatch(path.name):
+                for file in path.iterdir():
+                    if SHARD.fullmatch(file.name) and file.is_file() and f"{path.name}/{file.name}" not in named:
+                        file.unlink()
+                if not any(path.iterdir()):  # a config folder a killed commit made, or one whose files all went
+                    path.rmdir()
 
     def _open(self, version: str, pretty_name: str | None, kind: str) -> dict[str, Any]:
-        if self.manifest_path.is_file():
-            manifest = check_manifest(_load_json(self.manifest_path, "manifest"), self.manifest_path)
+        if self._committed is not None:
+            manifest = copy.deepcopy(self._committed)
             if manifest.get("kind", CHALLENGE_SET) != kind:
                 raise ConfigError(f"{self.root} holds a {manifest.get('kind')} dataset, not a {kind}: use another folder")
             held = (manifest.get("version"), manifest.get("toolkit_version"))
@@ -243,8 +319,9 @@ class DatasetRepo:
             if pretty_name:
                 manifest["pretty_name"] = pretty_name
             return manifest
-        if self.root.exists() and any(not p.name.startswith(".") for p in self.root.iterdir()):
-            raise ConfigError(f"{self.root} is not empty and holds no {MANIFEST}: refusing to write a dataset into it")
+        if any(not p.name.startswith(".") for p in self.root.iterdir()):
+            raise ConfigError(f"{self.root} is not empty and holds no noisecraft dataset ({CARD} with its manifest): "
+                              "refusing to write a dataset into it")
         return {"format": FORMAT, "kind": kind, "version": version, "toolkit_version": __version__,
                 "pretty_name": pretty_name, "configs": {}}
 
@@ -260,59 +337,26 @@ class DatasetRepo:
     def write_split(self, config: str, split: str, tables: Iterable[Any], schema: Any,
                     row_group_rows: int = 10_000, shard_rows: int = 200_000,
                     check: Callable[[], None] | None = None) -> list[Path]:
-        """Write Arrow tables (in order) as ``<config>/<split>-NNNNN-of-NNNNN.parquet`` of the Arrow ``schema``
-        (whose ``huggingface`` metadata holds the ``datasets`` features: :func:`noisecraft.core.schema.arrow_schema`),
-        and return the shard paths.
+        """Write Arrow tables (in order) as ``<config>/<split>-<digest>-NNNNN-of-NNNNN.parquet`` of the Arrow
+        ``schema`` (whose ``huggingface`` metadata holds the ``datasets`` features:
+        :func:`noisecraft.core.schema.arrow_schema`), and return the paths the shards will have once committed.
 
         Rows are regrouped into row groups of exactly ``row_group_rows`` and shards of ``shard_rows``
-        whatever the incoming table sizes, so the bytes do not depend on how the rows were batched.
-        Shards are staged in a hidden folder and swapped in only when all are written and ``check``
-        (called after the last table) passes: an interruption leaves the previous files.
+        whatever the incoming table sizes, so the bytes (and so the names) do not depend on how the rows were
+        batched. Shards are staged in a hidden folder until :meth:`commit`, and only when all are written and
+        ``check`` (called after the last table) passes: an interruption leaves the folder as it was.
         """
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-
-        if shard_rows % row_group_rows:
-            raise ValueError("shard_rows must be a multiple of row_group_rows")
         check_name("config", config)
         check_name("split", split)
         staging = Path(tempfile.mkdtemp(prefix=f".staging-{config}.", dir=self.root))
         try:
-            shards: list[Path] = []
-            writer = None
-            in_shard = 0
-            buffered: list[Any] = []
-            buffered_rows = 0
-
-            def flush(group: Any) -> None:
-                nonlocal writer, in_shard
-                if writer is None:
-                    shards.append(staging / f"{len(shards):05d}.parquet")
-                    writer = pq.ParquetWriter(shards[-1], schema, compression="zstd")
-                writer.write_table(group, row_group_size=row_group_rows)
-                in_shard += group.num_rows
-                if in_shard >= shard_rows:
-                    writer.close()
-                    writer, in_shard = None, 0
-
-            for table in tables:
-                if table.num_rows:
-                    buffered.append(table)
-                    buffered_rows += table.num_rows
-                while buffered_rows >= row_group_rows:
-                    joined = pa.concat_tables(buffered).combine_chunks()
-                    flush(joined.slice(0, row_group_rows))
-                    rest = joined.slice(row_group_rows)
-                    buffered, buffered_rows = ([rest] if rest.num_rows else []), rest.num_rows
-            if buffered_rows:
-                flush(pa.concat_tables(buffered).combine_chunks())
-            if writer is not None:
-                writer.close()
+            shards = _write_shards(staging, tables, schema, row_group_rows, shard_rows)
             if check is not None:
                 check()
             if not shards:
                 raise ConfigError(f"{config}: no rows to write")
-            final = [f"{split}-{i:05d}-of-{len(shards):05d}.parquet" for i in range(len(shards))]
+            digest = shards_digest(shards)
+            final = [f"{split}-{digest}-{i:05d}-of-{len(shards):05d}.parquet" for i in range(len(shards))]
             for shard, name in zip(shards, final):
                 os.chmod(shard, 0o666 & ~_umask())
                 shard.rename(staging / name)
@@ -323,54 +367,90 @@ class DatasetRepo:
             shutil.rmtree(staging, ignore_errors=True)
             raise
         if config in self._staged:
-            shutil.rmtree(self._staged[config], ignore_errors=True)
-        self._staged[config] = staging
+            shutil.rmtree(self._staged[config][0], ignore_errors=True)
+        self._staged[config] = (staging, split, final)
+        if config in self.manifest["configs"]:
+            self.manifest["configs"][config]["files"] = self._files(config)
         return [self.root / config / name for name in final]
 
-    def commit(self, card: str) -> None:
-        """Swap every staged config in and write the manifest and ``card`` together (see the module)."""
-        journal = {"configs": {name: path.name for name, path in self._staged.items()},
-                   "manifest": self.manifest, "card": card}
-        atomic_write_text(self.root / JOURNAL, json.dumps(journal, ensure_ascii=False))
-        self._staged = {}
-        self._roll_forward()
+    def _files(self, config: str) -> dict[str, list[str]]:
+        _, split, names = self._staged[config]
+        return {split: [f"{config}/{name}" for name in names]}
 
-    def _roll_forward(self) -> None:
-        """Finish a commit whose journal was written (after an interruption, on the next open)."""
-        path = self.root / JOURNAL
-        if not path.is_file():
-            return
-        journal = _load_json(path, "commit journal (remove it to continue)")
-        # a journal is written atomically: another shape means a foreign file, never half of ours
-        if not (isinstance(journal, dict) and isinstance(journal.get("configs"), dict)
-                and all(isinstance(k, str) and isinstance(v, str) and v.startswith(".staging-")
-                        for k, v in journal["configs"].items())
-                and isinstance(journal.get("card"), str)):
-            raise ConfigError(f"{path}: not a noisecraft commit journal (expected configs, manifest and card); "
-                              "remove it to continue")
-        check_manifest(journal.get("manifest"), path)
-        for config, staged_name in journal["configs"].items():
-            check_name("config", config)
-            staged = self.root / staged_name
-            if not staged.is_dir():
-                continue  # already swapped in
-            target = self.root / config
-            if target.exists():
-                trash = Path(tempfile.mkdtemp(prefix=f".old-{config}.", dir=self.root))
-                os.replace(target, trash / config)
-                os.replace(staged, target)
-                shutil.rmtree(trash, ignore_errors=True)
-            else:
-                os.replace(staged, target)
-        atomic_write_text(self.manifest_path, json.dumps(journal["manifest"], indent=1, ensure_ascii=False) + "\n")
-        atomic_write_text(self.root / "README.md", journal["card"])
-        path.unlink()
+    def commit(self, card: str) -> None:
+        """Move the staged files in beside the old ones, switch ``README.md`` to ``card`` carrying the manifest
+        (the one step that changes what readers see), then delete the files no card names (see the module)."""
+        unnamed = [name for name, entry in self.manifest["configs"].items() if not entry.get("files")]
+        if unnamed:
+            raise ValueError(f"config(s) {', '.join(unnamed)} were recorded without data files (write_split first)")
+        try:
+            for config, (staging, _, names) in self._staged.items():
+                (self.root / config).mkdir(exist_ok=True)
+                for name in names:
+                    os.replace(staging / name, self.root / config / name)
+            atomic_write_text(self.root / CARD, card_with_manifest(card, self.manifest))
+        except Exception:
+            self._remove_unreferenced()  # the card in place is the old one: the moved files are unnamed
+            raise
+        self._committed = copy.deepcopy(self.manifest)
+        self._remove_unreferenced()
+        self._drop_staged()
+
+    def _drop_staged(self) -> None:
+        """Remove the staging folders (what they still hold was never committed)."""
+        for staging, _, _ in self._staged.values():
+            shutil.rmtree(staging, ignore_errors=True)
+        self._staged = {}
 
     def record_recipe(self, recipe: dict[str, Any]) -> None:
         """Keep the resolved recipe that built this folder (printed in the card; saved by :meth:`commit`)."""
         self.manifest["recipe"] = recipe
 
     def record_config(self, name: str, entry: dict[str, Any]) -> None:
-        """Add or replace a config in the manifest (saved by :meth:`commit`)."""
-        self.manifest["configs"][name] = entry
+        """Add or replace a config in the manifest (saved by :meth:`commit`); its data files are those
+        :meth:`write_split` staged for it, or else the ones it had."""
+        held = self.manifest["configs"].get(name, {})
+        files = self._files(name) if name in self._staged else held.get("files")
+        self.manifest["configs"][name] = {**entry, "files": files} if files else entry
         self.manifest["configs"] = dict(sorted(self.manifest["configs"].items()))
+
+
+def _write_shards(staging: Path, tables: Iterable[Any], schema: Any, row_group_rows: int, shard_rows: int) -> list[Path]:
+    """Write ``tables`` into ``staging`` as numbered parquet shards of ``shard_rows`` rows in row groups of exactly
+    ``row_group_rows`` (the last of each may be shorter); returns the shards in order."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    if shard_rows % row_group_rows:
+        raise ValueError("shard_rows must be a multiple of row_group_rows")
+    shards: list[Path] = []
+    writer = None
+    in_shard = 0
+    buffered: list[Any] = []
+    buffered_rows = 0
+
+    def flush(group: Any) -> None:
+        nonlocal writer, in_shard
+        if writer is None:
+            shards.append(staging / f"{len(shards):05d}.parquet")
+            writer = pq.ParquetWriter(shards[-1], schema, compression="zstd")
+        writer.write_table(group, row_group_size=row_group_rows)
+        in_shard += group.num_rows
+        if in_shard >= shard_rows:
+            writer.close()
+            writer, in_shard = None, 0
+
+    for table in tables:
+        if table.num_rows:
+            buffered.append(table)
+            buffered_rows += table.num_rows
+        while buffered_rows >= row_group_rows:
+            joined = pa.concat_tables(buffered).combine_chunks()
+            flush(joined.slice(0, row_group_rows))
+            rest = joined.slice(row_group_rows)
+            buffered, buffered_rows = ([rest] if rest.num_rows else []), rest.num_rows
+    if buffered_rows:
+        flush(pa.concat_tables(buffered).combine_chunks())
+    if writer is not None:
+        writer.close()
+    return shards

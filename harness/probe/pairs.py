@@ -8,13 +8,12 @@ at a revision (:func:`noisecraft.core.hub.load_hub_dataset`). Each row gives one
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from noisecraft.dataset.repo import MANIFEST
+from noisecraft.dataset.repo import manifest_or_none
 from noisecraft.errors import ConfigError
 
 REQUIRED = ("id", "canonical", "noisy", "noise", "label")
@@ -38,9 +37,10 @@ def _splits(dataset: str, revision: str | None) -> dict[str, Any]:
     if folder.is_dir():
         from noisecraft.dataset.publish import load_fresh
 
-        if not (folder / MANIFEST).is_file():
-            raise ConfigError(f"{folder} holds no {MANIFEST}: build it with noisecraft build scripts/recipes/coles.toml")
-        configs = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))["configs"]
+        manifest = manifest_or_none(folder)
+        if manifest is None:
+            raise ConfigError(f"{folder} holds no noisecraft dataset: build it with noisecraft build scripts/recipes/coles.toml")
+        configs = manifest["configs"]
         return {name: (lambda n=name, s=entry["spec"]["split"]: load_fresh(folder, n, s)) for name, entry in configs.items()}
     if folder.exists():
         raise ConfigError(f"{dataset} is a file: give a CoLeS dataset folder made by noisecraft build, or a Hub id")
