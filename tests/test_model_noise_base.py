@@ -6,7 +6,6 @@ shows :class:`PredictionMark` as its worked example."""
 from __future__ import annotations
 
 import csv
-import json
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -16,6 +15,7 @@ import pytest
 import noisecraft as nc
 from noisecraft.core.edits import Edit, Noised
 from noisecraft.core.params import param
+from noisecraft.dataset.repo import read_manifest
 from noisecraft.errors import ConfigError
 from noisecraft.noise_models import registry
 from noisecraft.noise_models.base import NoiseInput
@@ -88,7 +88,7 @@ def test_a_model_noise_defined_in_a_test_builds_end_to_end(registered, tmp_path)
         "a walk by the river (positive)", "a dull film (negative)", "the river is calm (positive)",
         "nothing here (negative)"]
     assert all((ONE_WORD in row["original_sentence"]) == (row["label"] == 1) for row in rows)
-    manifest = json.loads((tmp_path / "out" / "noisecraft.json").read_text(encoding="utf-8"))
+    manifest = read_manifest(tmp_path / "out")
     [entry] = manifest["configs"].values()
     provenance = entry["provenance"]
     assert provenance["model"]["model"]["revision"].startswith("sha256:")  # the folder by its content

@@ -151,8 +151,8 @@ def test_a_model_cache_on_a_full_disk_is_one_line_and_loses_nothing(tmp_path, ca
     message = one_error(capsys)
     assert message.startswith(f"noisecraft: error: model cache {tmp_path / 'cache'}") and \
         "database or disk is full; the outputs cached before are kept" in message
-    assert not (out / "noisecraft.json").exists()
-    assert main(build) == 0 and (out / "noisecraft.json").exists()
+    assert not (out / "README.md").exists()
+    assert main(build) == 0 and (out / "README.md").exists()
 
 
 def _truncate_weights(model: Path) -> None:
@@ -185,7 +185,7 @@ def test_a_damaged_model_folder_is_one_line_naming_it(tmp_path, capsys, monkeypa
     assert main(_drop_build(tmp_path, model, out)) == 2
     message = one_error(capsys)
     assert f"cannot load {model} (sha256:" in message and why in message  # after the noise's name, where it says it
-    assert not (out / "noisecraft.json").exists()
+    assert not (out / "README.md").exists()
 
 
 @pytest.mark.parametrize("dataset, why", [
