@@ -205,6 +205,7 @@ class Importance(_Sequences):
         embeds = tensors["inputs_embeds"]
         loss = torch.nn.functional.cross_entropy(logits, predicted, reduction="sum")  # items do not interact
         (gradient,) = torch.autograd.grad(loss, embeds)  # one backward for the batch, no parameter gradients
+        head.check_finite("input gradients", gradient)
         scores = (embeds * gradient).sum(dim=-1).float().detach().cpu().numpy()
         mask = tensors["attention_mask"].cpu().numpy()
         return [(scores[i], mask[i], int(predicted[i])) for i in range(len(batch))]
@@ -498,12 +499,35 @@ class Head:
         tensors = dict(padded.to(self.placement.device))
         if not task.gradient:
             with torch.inference_mode():
-                return task.read(self, model(**tensors), batch, tensors)
+                output = model(**tensors)
+                self._check_outputs(output)
+                return task.read(self, output, batch, tensors)
         with torch.enable_grad():
             embeds = model.get_input_embeddings()(tensors.pop("input_ids")).detach().requires_grad_(True)
+            self.check_finite("input embeddings", embeds)
             tensors["inputs_embeds"] = embeds
             output = model(**tensors)
+            self._check_outputs(output)
             return task.read(self, output, batch, tensors)
+
+    def _check_outputs(self, output: Any) -> None:
+        """Every tensor a forward returned (logits, span logits, hidden states) checked by :meth:`check_finite`."""
+        import torch
+
+        for name, value in output.items():
+            if isinstance(value, torch.Tensor):
+                self.check_finite(name, value)
+
+    def check_finite(self, what: str, tensor: Any) -> None:
+        """Refuse a NaN or infinite value in a model's ``what`` (logits, gradients, embeddings): the argmax, soft-max
+        or ranking read from it would be an arbitrary answer recorded as the model's (a NaN classifier "ranks"
+        words by position and scores as a constant prediction)."""
+        import torch
+
+        if not bool(torch.isfinite(tensor).all()):
+            raise ConfigError(f"model {self.ref.name} gives NaN or infinite "
+                              f"{what}: its weights or its precision ({self.placement.dtype}) are broken; "
+                              "nothing computed from it can be trusted")
 
 
 def _steps(items: list[Any]) -> list[list[int]]:

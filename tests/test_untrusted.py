@@ -1,0 +1,86 @@
+"""What cannot be trusted is refused in one line, never recorded as a result: a model with NaN weights (its
+logits, gradients and embeddings), a model that predicts one class for every row (reported, not silently scored),
+a challenge-set folder whose files no longer match its manifest, and recipe or dictionary paths that are no
+regular file (``/dev/zero``, a FIFO) or are larger than a read may take."""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+from pathlib import Path
+
+import pytest
+
+import noisecraft as nc
+from noisecraft.cli import main
+from noisecraft.errors import ConfigError
+
+from conftest import corpus
+from tiny_models import tiny_model
+
+needs_torch = pytest.mark.skipif(any(importlib.util.find_spec(m) is None for m in ("torch", "transformers")),
+                                 reason="torch and transformers are not installed")
+
+
+@pytest.fixture(autouse=True)
+def _cache_in_tmp(tmp_path, monkeypatch):
+    monkeypatch.setenv("NOISECRAFT_CACHE", str(tmp_path / "cache"))
+
+
+def one_error(capsys) -> str:
+    [message] = capsys.readouterr().err.strip().splitlines()
+    assert message.startswith("noisecraft: error: ")
+    return message
+
+
+def sst2(tmp_path: Path, rows: int = 12) -> Path:
+    lines = corpus("glue/SST-2/dev.tsv").read_text(encoding="utf-8").splitlines(keepends=True)
+    tsv = tmp_path / "dev.tsv"
+    tsv.write_text("".join(lines[: rows + 1]), encoding="utf-8")
+    return tsv
+
+
+# --- NaN weights -----------------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def nan_classifier(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """``cls-one-word-sst2`` with every weight set to NaN (saved and loaded through ``from_pretrained``)."""
+    import torch
+    import transformers
+
+    folder = tmp_path_factory.mktemp("nan") / "nan-classifier"
+    source = tiny_model("cls-one-word-sst2")
+    model = transformers.AutoModelForSequenceClassification.from_pretrained(source)
+    with torch.no_grad():
+        for weight in model.parameters():
+            weight.fill_(float("nan"))
+    model.save_pretrained(folder)
+    transformers.AutoTokenizer.from_pretrained(source).save_pretrained(folder)
+    return str(folder)
+
+
+@needs_torch
+@pytest.mark.parametrize("what", ["probabilities", "embeddings", "importance"])
+def test_nan_weights_are_refused_naming_the_model(nan_classifier, what):
+    from noisecraft.runtime.heads import load_head
+
+    head = load_head(nan_classifier, device="cpu", cache=False)
+    with pytest.raises(ConfigError, match=r"model .*nan-classifier gives NaN or infinite"):
+        getattr(head, what)([("the river is old",), ("a city",)])
+
+
+@needs_torch
+def test_drop_with_a_nan_classifier_is_one_line_and_writes_nothing(nan_classifier, tmp_path, capsys):
+    out = tmp_path / "out"
+    assert main(["build", "--source", "glue/sst2", "--data-file", str(sst2(tmp_path)), "--noise",
+                 f"drop(model={nan_classifier})", "--out", str(out), "--no-progress"]) == 2
+    assert "nan-classifier gives NaN or infinite" in one_error(capsys)
+    assert not (out / "noisecraft.json").exists()
+
+
+@needs_torch
+def test_evaluate_with_a_nan_classifier_is_refused(nan_classifier, tmp_path):
+    nc.build("glue/sst2", "keyboard", tmp_path / "set", data_file=sst2(tmp_path), progress=False)
+    with pytest.raises(ConfigError, match="gives NaN or infinite logits"):
+        nc.evaluate(tmp_path / "set", models=[nan_classifier], progress=False, resamples=0)
