@@ -6,7 +6,6 @@ regular file (``/dev/zero``, a FIFO) or are larger than a read may take."""
 from __future__ import annotations
 
 import importlib.util
-import shutil
 from pathlib import Path
 
 import pytest
