@@ -6,13 +6,16 @@ regular file (``/dev/zero``, a FIFO) or are larger than a read may take."""
 from __future__ import annotations
 
 import importlib.util
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 import noisecraft as nc
 from noisecraft.cli import main
-from noisecraft.errors import ConfigError
+from noisecraft.errors import ConfigError, InputError
 
 from conftest import corpus
 from tiny_models import tiny_model
@@ -83,3 +86,58 @@ def test_evaluate_with_a_nan_classifier_is_refused(nan_classifier, tmp_path):
     nc.build("glue/sst2", "keyboard", tmp_path / "set", data_file=sst2(tmp_path), progress=False)
     with pytest.raises(ConfigError, match="gives NaN or infinite logits"):
         nc.evaluate(tmp_path / "set", models=[nan_classifier], progress=False, resamples=0)
+
+
+# --- recipe and dictionary paths that are no regular file, or too large --------------------------------------------
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    """The CLI in a child process with a timeout: a read that blocks (a FIFO) or never ends (/dev/zero) fails the
+    test instead of hanging the suite."""
+    return subprocess.run([sys.executable, "-m", "noisecraft.cli", *args], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "HF_HUB_OFFLINE": "1"})
+
+
+@pytest.fixture
+def fifo(tmp_path: Path) -> Path:
+    path = tmp_path / "recipe.toml"
+    os.mkfifo(path)
+    return path
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists() or not hasattr(os, "mkfifo"), reason="needs /dev/zero and FIFOs")
+@pytest.mark.parametrize("which", ["/dev/zero", "fifo"])
+def test_a_recipe_that_is_no_regular_file_is_one_line(which, fifo, tmp_path):
+    path = str(fifo) if which == "fifo" else which
+    result = run_cli("build", path, "--out", str(tmp_path / "out"), "--no-progress")
+    assert result.returncode == 2
+    [line] = result.stderr.strip().splitlines()
+    assert line == f"noisecraft: error: {path}: cannot read recipe: not a regular file (a device, FIFO or socket)"
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists() or not hasattr(os, "mkfifo"), reason="needs /dev/zero and FIFOs")
+@pytest.mark.parametrize("which", ["/dev/zero", "fifo"])
+def test_a_dictionary_that_is_no_regular_file_is_one_line(which, fifo, tmp_path):
+    path = str(fifo) if which == "fifo" else which
+    result = run_cli("build", "--source", "demo", "--noise", f"wikiedit(dictionary={path})", "--out",
+                     str(tmp_path / "out"), "--no-progress")
+    assert result.returncode == 2
+    [line] = result.stderr.strip().splitlines()
+    assert line.endswith(f"{path}: cannot read noise dictionary: not a regular file (a device, FIFO or socket)")
+
+
+def test_recipes_and_dictionaries_larger_than_their_cap_are_refused(tmp_path, monkeypatch):
+    from noisecraft.building import recipe
+    from noisecraft.dataset import noise_dictionary
+
+    big = tmp_path / "big.toml"
+    big.write_text("# " + "x" * recipe.RECIPE_LIMIT + "\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"big\.toml: cannot read recipe: 1,048,579 bytes, more than the 1,048,576"):
+        recipe.load_recipe(big)
+    tsv = tmp_path / "pairs.tsv"
+    tsv.write_text("the\tteh\n" * 10, encoding="utf-8")
+    assert len(noise_dictionary.load_dictionary(str(tsv))) == 1
+    monkeypatch.setattr(noise_dictionary, "DICTIONARY_LIMIT", 79)  # the file holds 80 bytes
+    with pytest.raises(InputError, match=r"pairs\.tsv: cannot read noise dictionary: 80 bytes, more than the 79"):
+        noise_dictionary.load_dictionary(str(tsv))
