@@ -141,3 +141,29 @@ def test_recipes_and_dictionaries_larger_than_their_cap_are_refused(tmp_path, mo
     monkeypatch.setattr(noise_dictionary, "DICTIONARY_LIMIT", 79)  # the file holds 80 bytes
     with pytest.raises(InputError, match=r"pairs\.tsv: cannot read noise dictionary: 80 bytes, more than the 79"):
         noise_dictionary.load_dictionary(str(tsv))
+
+
+# --- evaluate verifies the folder it reads, as publish does ---------------------------------------------------------
+
+
+@needs_torch
+def test_evaluate_refuses_a_config_cut_after_the_build(tmp_path, capsys):
+    import pyarrow.parquet as pq
+
+    folder = tmp_path / "set"
+    nc.build("glue/sst2", "keyboard", folder, data_file=sst2(tmp_path, rows=40), progress=False)
+    [config] = [p for p in folder.iterdir() if p.is_dir()]
+    [parquet] = config.glob("*.parquet")
+    pq.write_table(pq.read_table(parquet).slice(0, 10), parquet)
+    model = str(tiny_model("cls-one-word-sst2"))
+    with pytest.raises(ConfigError, match=rf"config {config.name} loads 10 rows, the manifest says 40"):
+        nc.evaluate(folder, models=[model], progress=False, resamples=0)
+    capsys.readouterr()  # what building the tiny model printed
+    assert main(["evaluate", "--dataset", str(folder), "--model", model, "--out", str(tmp_path / "report"), "--no-progress"]) == 2
+    assert "loads 10 rows, the manifest says 40" in one_error(capsys)
+    parquet.unlink()
+    (folder / "stray").mkdir()
+    (folder / "stray" / "x.parquet").write_bytes(b"")
+    with pytest.raises(ConfigError, match=r"does not verify, nothing evaluated: stray/x\.parquet belongs to no config"
+                                          rf".*config {config.name} has no parquet file"):
+        nc.evaluate(folder, models=[model], progress=False, resamples=0)

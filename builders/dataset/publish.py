@@ -113,14 +113,7 @@ def verify_local(folder: Path) -> dict[str, Any]:
     problems = []
     if in_card != configs:
         problems.append(f"card configs {sorted(in_card)} differ from the manifest's {sorted(configs)}")
-    for path in _local_files(folder):
-        top = path.split("/")[0]
-        if path.endswith(".parquet") and top not in configs:
-            problems.append(f"{path} belongs to no config of the manifest")
-    for name in sorted(configs):
-        check_name("config", name)
-        if not list((folder / name).glob("*.parquet")):
-            problems.append(f"config {name} has no parquet file")
+    problems += file_problems(folder, manifest)
     if problems:
         raise ConfigError(f"{folder} does not verify, nothing uploaded: " + "; ".join(problems))
     for name, entry in manifest["configs"].items():
@@ -129,11 +122,31 @@ def verify_local(folder: Path) -> dict[str, Any]:
             rows = load_fresh(folder, name, split).num_rows
         except Exception as exc:  # datasets raises many types for an unloadable folder
             raise ConfigError(f"{folder}: config {name} does not load: {exc}") from exc
-        expected = entry["stats"].get("rows", entry["stats"].get("pairs"))
-        if rows != expected:
-            raise ConfigError(f"{folder}: config {name} loads {rows} rows, the manifest says {expected}")
+        check_rows(str(folder), name, entry, rows)
     _check_card_matches_manifest(folder, manifest)
     return manifest
+
+
+def file_problems(folder: Path, manifest: dict[str, Any]) -> list[str]:
+    """What is wrong with a folder's parquet files against its manifest (empty: nothing): a file of no config of
+    the manifest, a config without files. Checked before a folder is published and before it is evaluated."""
+    configs = set(manifest["configs"])
+    problems = [f"{path} belongs to no config of the manifest" for path in _local_files(folder)
+                if path.endswith(".parquet") and path.split("/")[0] not in configs]
+    for name in sorted(configs):
+        check_name("config", name)
+        if not list((folder / name).glob("*.parquet")):
+            problems.append(f"config {name} has no parquet file")
+    return problems
+
+
+def check_rows(where: str, config: str, entry: dict[str, Any], rows: int) -> None:
+    """Refuse a config that loads another number of rows than its manifest entry records (files cut, replaced or
+    left from another build): published or evaluated, it would be reported as the set the card describes."""
+    expected = entry["stats"].get("rows", entry["stats"].get("pairs"))
+    if rows != expected:
+        raise ConfigError(f"{where}: config {config} loads {rows} rows, the manifest says {expected} (its files changed "
+                          "after the build: rebuild it)")
 
 
 def publish(folder: Path, repo_id: str, *, private: bool = False, api: Any = None) -> str:
