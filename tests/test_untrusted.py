@@ -167,3 +167,44 @@ def test_evaluate_refuses_a_config_cut_after_the_build(tmp_path, capsys):
     with pytest.raises(ConfigError, match=r"does not verify, nothing evaluated: stray/x\.parquet belongs to no config"
                                           rf".*config {config.name} has no parquet file"):
         nc.evaluate(folder, models=[model], progress=False, resamples=0)
+
+
+# --- a model that predicts one class for every row ------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def constant_classifier(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """``cls-one-word-sst2`` whose classification layer ignores the text: always the first label."""
+    import torch
+    import transformers
+
+    folder = tmp_path_factory.mktemp("constant") / "constant-classifier"
+    source = tiny_model("cls-one-word-sst2")
+    model = transformers.AutoModelForSequenceClassification.from_pretrained(source)
+    with torch.no_grad():
+        model.classifier.weight.zero_()
+        model.classifier.bias.copy_(torch.tensor([5.0, -5.0]))
+    model.save_pretrained(folder)
+    transformers.AutoTokenizer.from_pretrained(source).save_pretrained(folder)
+    return str(folder)
+
+
+@needs_torch
+def test_a_model_that_predicts_one_class_is_warned_about_in_the_output_and_the_report(constant_classifier, tmp_path,
+                                                                                      capsys):
+    folder = tmp_path / "set"
+    nc.build("glue/sst2", "keyboard", folder, data_file=sst2(tmp_path, rows=20), progress=False)
+    result = nc.evaluate(folder, models=[constant_classifier], progress=False, resamples=0).to_dict()
+    [entry] = result["results"]
+    assert entry["metrics"]["one_class"] == "negative"
+    [warning] = result["warnings"]
+    assert warning.startswith(f"constant-classifier predicts 'negative' for every row of {entry['config']}")
+    capsys.readouterr()
+    report = tmp_path / "report"
+    assert main(["evaluate", "--dataset", str(folder), "--model", constant_classifier, "--out", str(report),
+                 "--no-progress", "--bootstrap", "0", "--no-plots"]) == 0
+    captured = capsys.readouterr()
+    assert [line for line in captured.err.splitlines() if "warning" in line] == [f"noisecraft: warning: {warning}"]
+    assert "(predicts one class)" in captured.out
+    readme = (report / "README.md").read_text(encoding="utf-8")
+    assert f"## Warnings\n\n- **{warning}**" in readme and "(predicts one class)" in readme
