@@ -208,3 +208,120 @@ def test_a_model_that_predicts_one_class_is_warned_about_in_the_output_and_the_r
     assert "(predicts one class)" in captured.out
     readme = (report / "README.md").read_text(encoding="utf-8")
     assert f"## Warnings\n\n- **{warning}**" in readme and "(predicts one class)" in readme
+
+
+# --- grammar-attack: a label to attack, inputs the victim can take ---------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def attack_files() -> dict[str, str]:
+    return {"confusions": str(tiny_model("gec-confusions-sample")), "nltk_data": str(tiny_model("nltk-data-sample")),
+            "tagger": "nltk"}
+
+
+@needs_torch
+def test_grammar_attack_on_a_source_without_class_labels_is_one_line(attack_files, tmp_path, capsys):
+    noise = nc.noise("grammar-attack", **attack_files, victim=str(tiny_model("cls-mrpc")))
+    with pytest.raises(ConfigError, match=r"grammar-attack@1: demo .* has no class-label column, so a row has no label"):
+        nc.build("demo", noise, tmp_path / "out", progress=False)
+    assert not (tmp_path / "out" / "noisecraft.json").exists()
+    chain = nc.chain(nc.noise("keyboard", rate=0.1), noise)
+    with pytest.raises(ConfigError, match="has no class-label column"):
+        nc.perturb(datasets_of({"id": ["a"], "text": ["The teacher gives homework ."]}), chain, ["text"])
+
+
+@needs_torch
+def test_grammar_attack_refuses_a_row_without_a_label(attack_files):
+    import datasets
+
+    features = datasets.Features({"id": datasets.Value("string"), "text": datasets.Value("string"),
+                                  "label": datasets.ClassLabel(names=["not_equivalent", "equivalent"])})
+    data = datasets.Dataset.from_dict({"id": ["a", "b"], "text": ["The teacher gives homework ."] * 2,
+                                       "label": [1, -1]}, features=features)
+    noise = nc.noise("grammar-attack", **attack_files, victim=str(tiny_model("cls-mrpc")))
+    with pytest.raises(ConfigError, match=r"row b has no label \(-1, a test split\?\)"):
+        nc.perturb(data, noise, ["text"], labels=nc.LabelLayout(class_label="label"))
+
+
+def datasets_of(columns: dict[str, list[str]]):
+    import datasets
+
+    return datasets.Dataset.from_dict(columns)
+
+
+@pytest.fixture(scope="module")
+def short_victim(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A classifier with a 32-position table whose tokenizer states 128 tokens (as a mis-saved checkpoint can)."""
+    import torch
+    import transformers
+
+    folder = tmp_path_factory.mktemp("short") / "short-victim"
+    source = tiny_model("cls-mrpc")
+    config = transformers.AutoConfig.from_pretrained(source)
+    config.max_position_embeddings = 32
+    with torch.random.fork_rng():
+        torch.manual_seed(0)
+        model = transformers.BertForSequenceClassification(config)
+    model.save_pretrained(folder)
+    transformers.AutoTokenizer.from_pretrained(source).save_pretrained(folder)
+    return str(folder)
+
+
+@needs_torch
+def test_victim_inputs_are_cut_to_the_victims_own_limit(short_victim, attack_files):
+    from noisecraft.grammar.victim import load_victim
+
+    long_text = " ".join(["the old teacher often gives the students very difficult homework ."] * 8)
+    victim = load_victim(short_victim, None, "cpu", "auto", 128, 4096)
+    assert victim.fingerprint()["max_length"] == 32
+    [probabilities] = victim.probabilities([(long_text,)])
+    assert len(probabilities) == 2
+    [noised] = nc.noise("grammar-attack", **attack_files, victim=short_victim)([long_text])
+    assert noised.columns["attack_status"] in ("succeeded", "failed", "skipped")
+
+
+# --- Ray: an unreachable address, a component that dies ---------------------------------------------------------------
+
+
+ray_installed = pytest.mark.skipif(importlib.util.find_spec("ray") is None, reason="needs the [ray] extra")
+
+
+@ray_installed
+def test_an_unreachable_ray_address_fails_in_seconds_with_one_line(tmp_path):
+    import socket
+
+    with socket.socket() as free:  # a port nothing listens on
+        free.bind(("127.0.0.1", 0))
+        port = free.getsockname()[1]
+    result = run_cli("build", "--source", "demo", "--engine", "ray", "--ray-address", f"127.0.0.1:{port}", "--out",
+                     str(tmp_path / "out"), "--no-progress")
+    assert result.returncode == 2
+    assert result.stderr.strip() == (f"noisecraft: error: no Ray cluster at 127.0.0.1:{port} (Connection refused within "
+                                     "5 s): start it (`ray start --head`) or give the address it printed")
+    assert not (tmp_path / "out").exists()
+    with pytest.raises(ConfigError, match="expected host:port"):
+        nc.build("demo", out=tmp_path / "b", engine="ray", ray_address="headnode")
+
+
+@pytest.fixture(scope="module")
+def ray_cluster():
+    ray = pytest.importorskip("ray", reason="the Ray engine tests need the [ray] extra (part of [test])")
+    ray.init(num_cpus=2, include_dashboard=False, object_store_memory=100 * 1024**2, logging_level="ERROR")
+    yield ray
+    ray.shutdown()
+
+
+@ray_installed
+def test_a_ray_worker_or_actor_that_keeps_dying_is_one_noisecraft_line(ray_cluster):
+    from noisecraft.building.executors import RayExecutor, RayFailed
+
+    def _die(x: int) -> int:  # defined here: Ray ships it by value
+        os._exit(1)  # the process running it dies, every time (as a node lost for good would)
+
+    with RayExecutor(max_retries=0) as executor, pytest.raises(RayFailed) as task:
+        list(executor.imap(_die, [1]))
+    with RayExecutor(max_retries=0) as executor, pytest.raises(RayFailed) as actor:
+        list(executor.map_chunks(lambda chunk: [_die(x) for x in chunk], [[1]]))
+    for raised in (task, actor):
+        message = str(raised.value)
+        assert message.startswith("Ray lost the work (") and "\n" not in message, message

@@ -44,8 +44,9 @@ class VictimClassifier:
 
     def __init__(self, ref: ModelRef, placement: Placement, max_length: int, token_budget: int, max_batch: int = 512,
                  disk_cache: bool = True) -> None:
-        self.head = Head(ref, placement, max_length=max_length, token_budget=token_budget, max_batch=max_batch,
-                         cache=disk_cache)
+        # inputs cut to max_length tokens, or to the victim's own limit when lower (a longer input would not run)
+        self.head = Head(ref, placement, token_budget=token_budget, max_batch=max_batch,
+                         cache=disk_cache).truncated(max_length)
         self._task = Probabilities()
         self._memory: dict[ClassifierInput, list[float]] = {}
 

@@ -378,14 +378,13 @@ class Head:
 
     @property
     def max_length(self) -> int:
-        """The longest input in tokens: as given, else the tokenizer's stated limit, else the position table's."""
+        """The longest input in tokens: as given, else the tokenizer's stated limit (:data:`FALLBACK_MAX_LENGTH` when
+        it states none), never more than the model's position table holds (a longer input would not run)."""
         if self._max_length is None:
             stated = getattr(self.tokenizer, "model_max_length", None)
-            if isinstance(stated, int) and 0 < stated < 1_000_000:
-                self._max_length = stated
-            else:
-                self._max_length = min(FALLBACK_MAX_LENGTH,
-                                       getattr(self.config, "max_position_embeddings", None) or FALLBACK_MAX_LENGTH)
+            limit = stated if isinstance(stated, int) and 0 < stated < 1_000_000 else FALLBACK_MAX_LENGTH
+            positions = getattr(self.config, "max_position_embeddings", None)
+            self._max_length = min(limit, positions) if isinstance(positions, int) and positions > 0 else limit
         return self._max_length
 
     def truncated(self, max_length: int) -> Head:
