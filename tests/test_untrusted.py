@@ -269,12 +269,12 @@ def short_victim(tmp_path_factory: pytest.TempPathFactory) -> str:
 
 @needs_torch
 def test_victim_inputs_are_cut_to_the_victims_own_limit(short_victim, attack_files):
-    from noisecraft.grammar.victim import load_victim
+    from noisecraft.runtime.heads import load_head
 
     long_text = " ".join(["the old teacher often gives the students very difficult homework ."] * 8)
-    victim = load_victim(short_victim, None, "cpu", "auto", 128, 4096)
-    assert victim.fingerprint()["max_length"] == 32
-    [probabilities] = victim.probabilities([(long_text,)])
+    head = load_head(short_victim, device="cpu", cache=False)
+    assert head.max_length == 32 and head.truncated(128).max_length == 32  # the position table, not the tokenizer
+    [probabilities] = head.truncated(128).probabilities([(long_text,)])
     assert len(probabilities) == 2
     [noised] = nc.noise("grammar-attack", **attack_files, victim=short_victim)([long_text])
     assert noised.columns["attack_status"] in ("succeeded", "failed", "skipped")
