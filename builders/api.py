@@ -119,7 +119,10 @@ def _perturb_job(dataset: datasets.Dataset, model: NoiseModel | str, fields: Seq
         raise ConfigError(f"fields is a list of column names: fields=[{fields!r}]")
     spec = dataset.features.to_dict()
     names = class_names(spec, layout.class_label)
-    model = model.for_labels(names) if names else model
+    if names:
+        model = model.for_labels(names)
+    elif layout.class_label is None:
+        model = model.without_labels("the dataset")
     job = NoiseJob(model, seed, tuple(fields), layout, protect_entities, "the dataset")
     check_text_fields(spec, job.fields, layout, "the dataset")
     derived = _derived_ids(dataset, id_column)

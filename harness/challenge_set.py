@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from noisecraft.core.stats import FieldScores
+from noisecraft.dataset.publish import check_rows, file_problems
 from noisecraft.dataset.repo import CARD, CHALLENGE_SET, data_files, manifest_or_none, split_card
 from noisecraft.errors import ConfigError
 from noisecraft.harness.tasks import QA, TOKENS, TaskSpec, task_of
@@ -114,6 +115,8 @@ class ChallengeSet:
 
             dataset = load_hub_dataset(self.name, config, split, self.revision,
                                        hint="download the dataset where there is network, or evaluate a local folder")
+        if split == spec["split"]:  # the manifest counts the built split's rows
+            check_rows(self.name, config, self.manifest["configs"][config], dataset.num_rows)
         if limit is not None:
             dataset = dataset.select(range(min(limit, dataset.num_rows)))
         return paired_examples(config, split, spec, dataset)
@@ -125,7 +128,11 @@ def open_challenge_set(dataset: str | Path, revision: str | None = None) -> Chal
     if folder.is_dir():
         if revision is not None:
             raise ConfigError(f"{dataset} is a local folder: --revision applies to Hub datasets")
-        return ChallengeSet(str(dataset), _challenge_manifest(manifest_or_none(folder), str(dataset)), folder=folder)
+        manifest = _challenge_manifest(manifest_or_none(folder), str(dataset))
+        problems = file_problems(folder, manifest)  # as publish verifies it
+        if problems:
+            raise ConfigError(f"{dataset} does not verify, nothing evaluated: " + "; ".join(problems))
+        return ChallengeSet(str(dataset), manifest, folder=folder)
     if str(dataset).count("/") != 1 or str(dataset).startswith((".", "/", "~")):
         raise ConfigError(f"dataset {str(dataset)!r}: no such folder, and not a Hub dataset id (org/name)")
     return _open_hub(str(dataset), revision)

@@ -130,6 +130,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"\nword salad (agreement and confidence, %):\n{result.word_salad()}")
     for note in result.to_dict()["notes"]:
         print(f"noisecraft: note: {note}", file=sys.stderr)
+    for warning in result.to_dict()["warnings"]:
+        print(f"noisecraft: warning: {warning}", file=sys.stderr)
     print(f"\nevaluated {len(result.to_dict()['models'])} model(s) on {len(result.to_dict()['configs'])} config(s) in "
           f"{time.perf_counter() - start:.1f} s; report: {args.out / 'README.md'} (every number: "
           f"{args.out / 'results.json'})")

@@ -102,6 +102,7 @@ def assemble(challenge: ChallengeSet, names: list[str], data: list[ConfigData], 
         "model_comparisons": compare_models([item for run in runs for item in run.scored], settings),
         "word_salad": word_salad_rows([entry for run in runs for entry in run.results]),
         "notes": [note for run in runs for note in run.notes],
+        "warnings": [warning for run in runs for warning in run.warnings],
     }
     return EvaluationResult(record, [item for run in runs for item in run.predictions])
 
@@ -115,6 +116,8 @@ class ModelRun:
     predictions: list[tuple[str, str, dict[str, list[Any]]]] = field(default_factory=list)
     scored: list[tuple[str, ConfigData, ScoredConfig]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    #: What makes a result no measure of robustness (a model that predicts one class for every row).
+    warnings: list[str] = field(default_factory=list)
 
     def add(self, fingerprint: dict[str, Any], data: ConfigData, clean: list[Any], noisy: list[Any],
             mapping: LabelMapping | None, settings: StatsSettings) -> None:
@@ -130,6 +133,11 @@ class ModelRun:
                              "breakdowns": noise_breakdowns(data.edit_counts, data.cer, scored.clean_parts,
                                                             scored.noisy_parts, data.whole_field, settings)})
         self.predictions.append((fingerprint["model"], data.name, scored.columns))
+        if scored.metrics.get("one_class") is not None:
+            self.warnings.append(f"{fingerprint['model']} predicts {scored.metrics['one_class']!r} for every row of "
+                                 f"{data.name}, clean and noisy: its accuracy is that class's share and its drop 0 "
+                                 "whatever the noise did, no measure of robustness (does the model read its input? is "
+                                 "it a model for this task?)")
 
 
 def _run_model(model: EvalModel, data: list[ConfigData], settings: StatsSettings, progress: bool) -> ModelRun:

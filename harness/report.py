@@ -43,6 +43,11 @@ def difference(comparison: dict[str, Any]) -> str:
     return f"{100 * comparison['difference']:+.1f}{interval}{verdict(comparison)}"
 
 
+def one_class_mark(result: dict[str, Any]) -> str:
+    """`` (predicts one class)`` for a result whose model predicted one class for every row (see the warnings)."""
+    return " (predicts one class)" if result["metrics"].get("one_class") is not None else ""
+
+
 def p_value(comparison: dict[str, Any]) -> str:
     if "mcnemar" not in comparison:
         return "-"
@@ -68,7 +73,7 @@ def summary_rows(record: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
     for r in record["results"]:
         comparison = r["metrics"][r["primary_metric"]]
         rows.append([r["model"], r["config"], r["n"], METRIC_NAMES[r["primary_metric"]], pct(comparison["clean"]),
-                     pct(comparison["noisy"]), difference(comparison), p_value(comparison)])
+                     pct(comparison["noisy"]), difference(comparison) + one_class_mark(r), p_value(comparison)])
     return header, rows
 
 
@@ -122,7 +127,7 @@ def _long_table(results: list[dict[str, Any]], task: str, level: int) -> str:
         header = ["model", "config", "lang", "n", "acc. clean", "acc. noisy", f"Δacc. [{level}% CI]", "McNemar p",
                   "agreement", "flip rate", "attack success", "confidence", "entropy (nats)", "ECE"]
         rows = [[r["model"], r["config"], r["lang"], r["n"], pct(m["accuracy"]["clean"]), pct(m["accuracy"]["noisy"]),
-                 difference(m["accuracy"]), p_value(m["accuracy"]), pct(m["agreement"]), pct(m["flip_rate"]),
+                 difference(m["accuracy"]) + one_class_mark(r), p_value(m["accuracy"]), pct(m["agreement"]), pct(m["flip_rate"]),
                  pct(m["attack_success_rate"]), arrow(m["confidence"]), arrow(m["entropy"], "nats"), arrow(m["ece"])]
                 for r in results for m in [r["metrics"]]]
     else:
@@ -226,7 +231,10 @@ def render_readme(record: dict[str, Any], plots: Sequence[str]) -> str:
     level = ci_level(record)
     results = record["results"]
     tasks = [t for t in (QA, CLASSIFICATION, TOKENS) if any(r["task"] == t for r in results)]
-    parts = _intro(record, level) + _task_sections(record, tasks, level) + _word_salad_section(record)
+    parts = _intro(record, level)
+    if record.get("warnings"):
+        parts += ["## Warnings", "", *(f"- **{warning}**" for warning in record["warnings"]), ""]
+    parts += _task_sections(record, tasks, level) + _word_salad_section(record)
     for name in plots:
         parts += [f"![{name}](plots/{name})", ""]
     parts += _comparison_section(record, tasks, level) + _breakdown_sections(record, level) + _mapping_lines(record)

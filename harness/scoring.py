@@ -140,6 +140,7 @@ def score_classification(data: ConfigData, clean: Sequence[Sequence[float]], noi
         "flip_rate": 1.0 - agreement,
         "attack_success_rate": attack_success_rate(correct["clean"], correct["noisy"]),
         "classes": len(mapping.dataset_labels),
+        "one_class": one_class(predicted["clean"], predicted["noisy"], mapping.dataset_labels),
     }
     target = default_label(data.name, data.noise_id, data.task.label_names)
     if target is not None:  # a copy transformation: how often the model says what copying makes true
@@ -152,6 +153,14 @@ def score_classification(data: ConfigData, clean: Sequence[Sequence[float]], noi
                **{f"{side}_correct": correct[side].astype(bool).tolist() for side in probs},
                **{f"{side}_probabilities": probs[side].tolist() for side in probs}}
     return ScoredConfig(metrics, columns, correct["clean"], correct["noisy"], correct["clean"], correct["noisy"])
+
+
+def one_class(clean: np.ndarray, noisy: np.ndarray, names: Sequence[str]) -> str | None:
+    """The class a model predicted for every row, clean and noisy (``None`` when it predicted two or more, or for
+    one row): then its accuracy is the share of that class and its drop 0 whatever the noise did, which is no
+    measure of robustness (a model that ignores its input, or the wrong model for the task)."""
+    seen = np.unique(np.concatenate([clean, noisy]))
+    return names[int(seen[0])] if len(seen) == 1 and len(clean) > 1 else None
 
 
 def word_tags(outputs: Sequence[Sequence[int]], mapping: LabelMapping) -> list[list[str]]:

@@ -14,7 +14,9 @@ engine and ``num_proc`` writes the same bytes (every item carries its own seeds,
 An exception raised *by the function* (bad input) reaches the caller as the original exception, so a bad row is
 still a one-line error. A local worker process that dies (killed, out of memory) is a one-line
 :class:`~noisecraft.building.workers.WorkerDied` naming its exit status; on Ray it fails its task with a system
-error, which Ray retries (``max_retries``). Nothing is dropped silently: a task that still fails after its retries raises here.
+error, which Ray retries (``max_retries``). Nothing is dropped silently: a task that still fails after its retries, or
+an actor or node Ray lost, is a one-line :class:`RayFailed`. A ``ray_address`` nothing answers at is refused within
+:data:`CONNECT_TIMEOUT` seconds (``ray.init`` would retry it for minutes).
 
 On a multi-node cluster every node needs noisecraft (same version) and the inputs at the same path (a shared
 file system): the items carry paths and rows, not the files. Ray is behind the ``[ray]`` extra.
@@ -25,13 +27,14 @@ from __future__ import annotations
 import argparse
 import hashlib
 import os
+import socket
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, Protocol, TypeVar
 
 from noisecraft.building.workers import LocalExecutor, check_in_flight
-from noisecraft.errors import ConfigError
+from noisecraft.errors import ConfigError, NoisecraftError
 from noisecraft.extras import require
 from noisecraft.runtime.device import ACCELERATOR_VARIABLE, Accelerator, check_actor_accelerator, local_accelerator, models_run_on
 from noisecraft.runtime.offload import computing_on_actor
@@ -46,6 +49,10 @@ MAX_RETRIES = 3
 #: (``NOISECRAFT_CACHE``, ``HF_HUB_OFFLINE``, ...): every Ray task and model actor runs with the driver's values,
 #: since Ray workers start with the environment of the cluster, not of the process that submits the work.
 FORWARDED_PREFIXES = ("NOISECRAFT_", "HF_")
+#: Seconds within which the address of a Ray cluster must accept a connection.
+CONNECT_TIMEOUT = 5.0
+#: Ray addresses that name no host and port (Ray finds the cluster itself).
+NAMED_ADDRESSES = ("auto", "local")
 #: Chunks queued on one model actor at a time: one computing, one waiting (so an actor never idles between chunks).
 CHUNKS_PER_ACTOR = 2
 
@@ -124,6 +131,29 @@ def check_engine(engine: str, ray_address: str | None = None) -> None:
         raise ConfigError("--ray-address (ray_address=) applies to --engine ray (engine='ray')")
     if engine == "ray":
         require("ray", "ray")
+        if ray_address is not None:
+            check_reachable(ray_address)
+
+
+class RayFailed(NoisecraftError):
+    """Ray lost what ran the work (a worker, an actor or a node, after its retries), or could not connect: one line."""
+
+
+def check_reachable(address: str, timeout: float = CONNECT_TIMEOUT) -> None:
+    """Refuse, within ``timeout`` seconds, a Ray address (``host:port`` or ``ray://host:port``) that accepts no
+    connection: ``ray.init`` retries an unreachable cluster for minutes, which looks like a hang."""
+    if address in NAMED_ADDRESSES:
+        return
+    host, colon, port = address.split("://", 1)[-1].rpartition(":")
+    if not colon or not host or not port.isdigit():
+        raise ConfigError(f"--ray-address {address!r}: expected host:port (the head node's address, as `ray start "
+                          "--head` prints it), ray://host:port or auto")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
+    except OSError as exc:
+        reason = "no answer" if isinstance(exc, TimeoutError) else (exc.strerror or type(exc).__name__)
+        raise ConfigError(f"no Ray cluster at {address} ({reason} within {timeout:g} s): start it (`ray start --head`) "
+                          "or give the address it printed") from None
 
 
 def default_num_proc(engine: str, ray_address: str | None = None) -> int:
@@ -198,7 +228,11 @@ class RayExecutor:
             ray = require("ray", "ray")
             if not ray.is_initialized():
                 options: dict[str, Any] = {"address": self.address} if self.address else {"num_cpus": self.num_cpus}
-                ray.init(**options, include_dashboard=False, logging_level="ERROR", log_to_driver=True)
+                try:
+                    ray.init(**options, include_dashboard=False, logging_level="ERROR", log_to_driver=True)
+                except (ConnectionError, RuntimeError, ValueError) as exc:
+                    where = f"the Ray cluster at {self.address}" if self.address else "a local Ray"
+                    raise RayFailed(f"cannot start or connect to {where}: {_first_line(exc)}") from None
                 self._owned = True
             self._ray = ray
         return self._ray
@@ -322,14 +356,18 @@ class RayExecutor:
 
     @staticmethod
     def _get(ray: Any, ref: Any) -> Any:
-        """The result of one task; the function's own exception is raised as itself (a one-line error stays one)."""
+        """The result of one task; the function's own exception is raised as itself (a one-line error stays one), and
+        what Ray lost (a worker or an actor that died after its retries, a node, an object) is a :class:`RayFailed`."""
         try:
             return ray.get(ref)
         except ray.exceptions.RayTaskError as exc:
             cause = getattr(exc, "cause", None)
-            if isinstance(cause, Exception):
+            if isinstance(cause, Exception) and not isinstance(cause, ray.exceptions.RayError):
                 raise cause from None
-            raise
+            raise RayFailed(f"a Ray task failed: {_first_line(cause or exc)}") from None
+        except ray.exceptions.RayError as exc:
+            raise RayFailed(f"Ray lost the work ({type(exc).__name__}: {_first_line(exc)}): the Ray logs "
+                            "(/tmp/ray/session_latest/logs on the node) say why") from None
 
     def close(self) -> None:
         """Release the model actors, end the placement scope of ``with``, and shut Ray down if this executor started
@@ -341,3 +379,8 @@ class RayExecutor:
         if self._scope is not None:
             self._scope.__exit__(None, None, None)
         self._ray, self._owned, self._remote, self._scope, self._accelerator = None, False, None, None, None
+
+
+def _first_line(exc: BaseException) -> str:
+    """The first non-empty line of an exception's message (Ray's carry tracebacks and hints on the following lines)."""
+    return next((line.strip() for line in str(exc).splitlines() if line.strip()), type(exc).__name__)

@@ -409,7 +409,10 @@ def plan_config(repo: DatasetRepo, request: ConfigRequest, overwrite: bool) -> C
         raise ConfigError(f"field {missing[0]!r} is not a column of {info.name} ({data.origin}); "
                           f"columns: {', '.join(data.feature_spec)}")
     names = class_names(data.feature_spec, info.class_label)
-    model = model.for_labels(names) if names else model
+    if names:
+        model = model.for_labels(names)
+    elif info.class_label is None:
+        model = model.without_labels(f"{info.name} ({data.origin})")
     job = NoiseJob(model, request.seed, tuple(fields), info.labels, request.protect_entities, info.name)
     check_text_fields(data.feature_spec, job.fields, info.labels, info.name)
     spec = _config_spec(request, data, job)

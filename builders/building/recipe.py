@@ -46,11 +46,14 @@ from pathlib import Path
 from typing import Any
 
 from noisecraft.building.config_request import ConfigRequest
+from noisecraft.core.text_files import read_text
 from noisecraft.dataset.repo import SEMVER
 from noisecraft.errors import ConfigError
 from noisecraft.noise_models.registry import model_class, noise_from_table
 from noisecraft.sources.table import LAYOUT_KEYS, TableLayout
 
+#: Most bytes a recipe file may hold (the catalogue's are a few KB): a path naming something else is refused.
+RECIPE_LIMIT = 1 << 20
 TOP_KEYS = {"name", "version", "description", "configs"}
 GROUP_KEYS = {"source", "langs", "split", "fields", "data_file", "revision", "seeds", "protect_entities", "noise",
               "config_name", *LAYOUT_KEYS}
@@ -165,11 +168,10 @@ def find_recipe(name_or_path: str | Path) -> Path:
 
 def load_recipe(path: Path, seed: int | None = None, sets: Sequence[str] = ()) -> Recipe:
     """Read and check a recipe, apply ``--seed`` and ``--set`` overrides."""
+    text = read_text(path, what="recipe", limit=RECIPE_LIMIT)
     try:
-        table = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ConfigError(f"cannot read recipe {path}: {exc.strerror or exc}") from exc
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        table = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not a TOML recipe: {exc}") from exc
     table = copy.deepcopy(table)
     for assignment in sets:

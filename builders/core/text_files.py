@@ -8,7 +8,9 @@ the mojibake would be published); ``auto`` is the miners' (below); any other cod
 Three things go wrong with files people downloaded from somewhere, and each is handled once:
 
 * A file that cannot be read (missing, a folder, no permission) is an :class:`InputError` naming it,
-  never an ``OSError`` traceback.
+  never an ``OSError`` traceback. So is anything that is not a regular file: ``/dev/zero`` would be read
+  until the kernel kills the process, a FIFO would block forever. A reader may cap the size it takes
+  (``limit``): recipes and noise dictionaries do, so that a wrong path is one line, not the machine's memory.
 * Encodings are decided per file and reported. ``auto`` reads UTF-8 (a BOM is dropped) and decodes
   only the *lines* that are not valid UTF-8 as latin-1, the encoding of the original Sentiment140
   release and of Hu & Liu's negative-words.txt: one bad byte in a UTF-8 file costs one line, which
@@ -25,6 +27,7 @@ from __future__ import annotations
 import codecs
 import os
 import re
+import stat
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import BinaryIO
@@ -45,19 +48,39 @@ def cannot_read(path: Path, exc: OSError, what: str = "file") -> InputError:
     return InputError(path, f"cannot read {what}: {reason}")
 
 
-def read_bytes(path: Path, what: str = "file") -> bytes:
-    """The file's bytes, or an :class:`InputError` naming it."""
+def regular_file(path: Path, what: str = "file", limit: int | None = None) -> int:
+    """The size of ``path``, checked before it is opened: an :class:`InputError` naming it when it is missing,
+    a folder, not a regular file (a device such as ``/dev/zero``, a FIFO, a socket) or over ``limit`` bytes."""
     try:
-        return Path(path).read_bytes()
+        info = os.stat(path)
     except OSError as exc:
         raise cannot_read(Path(path), exc, what) from exc
+    if stat.S_ISDIR(info.st_mode):  # open() of a folder succeeds on some systems and fails only at read()
+        raise cannot_read(Path(path), IsADirectoryError(21, "Is a directory"), what)
+    if not stat.S_ISREG(info.st_mode):
+        raise InputError(path, f"cannot read {what}: not a regular file (a device, FIFO or socket)")
+    if limit is not None and info.st_size > limit:
+        raise InputError(path, f"cannot read {what}: {info.st_size:,} bytes, more than the {limit:,} a {what} may take")
+    return info.st_size
+
+
+def read_bytes(path: Path, what: str = "file", limit: int | None = None) -> bytes:
+    """The bytes of a regular file (at most ``limit`` of them), or an :class:`InputError` naming it."""
+    regular_file(path, what, limit)
+    try:
+        with Path(path).open("rb") as stream:
+            data = stream.read() if limit is None else stream.read(limit + 1)
+    except OSError as exc:
+        raise cannot_read(Path(path), exc, what) from exc
+    if limit is not None and len(data) > limit:  # it grew after the check
+        raise InputError(path, f"cannot read {what}: more than the {limit:,} bytes a {what} may take")
+    return data
 
 
 def open_binary(path: Path, what: str = "file") -> BinaryIO:
-    """The file opened for reading bytes, or an :class:`InputError` naming it."""
+    """A regular file opened for reading bytes, or an :class:`InputError` naming it."""
+    regular_file(path, what)
     try:
-        if Path(path).is_dir():  # open() of a folder succeeds on some systems and fails only at read()
-            raise IsADirectoryError(21, "Is a directory")
         return Path(path).open("rb")
     except OSError as exc:
         raise cannot_read(Path(path), exc, what) from exc
@@ -192,16 +215,17 @@ class LineDecoder:
         return f"utf-8{bom}, {self.fallback_count} line(s) not UTF-8 read as {FALLBACK} (line(s) {shown})"
 
 
-def decode_file(path: Path, encoding: str = AUTO, what: str = "file") -> tuple[str, str]:
-    """A whole (small) file's text and the description of how it was decoded."""
+def decode_file(path: Path, encoding: str = AUTO, what: str = "file", limit: int | None = None) -> tuple[str, str]:
+    """A whole (small) file's text and the description of how it was decoded (``limit``: see :func:`read_bytes`)."""
     decoder = LineDecoder(path, encoding)
-    text, _ = decoder.decode(read_bytes(path, what))
+    text, _ = decoder.decode(read_bytes(path, what, limit))
     return text, decoder.describe()
 
 
-def read_text(path: Path, encoding: str = UTF8, what: str = "file") -> str:
-    """A whole file's text (a UTF-8 BOM is dropped); a one-line error if it is missing or not in ``encoding``."""
-    return decode_file(path, encoding, what)[0]
+def read_text(path: Path, encoding: str = UTF8, what: str = "file", limit: int | None = None) -> str:
+    """A whole file's text (a UTF-8 BOM is dropped); a one-line error if it is missing, not a regular file, over
+    ``limit`` bytes or not in ``encoding``."""
+    return decode_file(path, encoding, what, limit)[0]
 
 
 def text_lines(path: Path, encoding: str = UTF8, what: str = "file") -> Iterator[tuple[int, str]]:

@@ -43,12 +43,16 @@ from typing import Any
 
 from noisecraft.core.schema import FeatureSpec, value
 from noisecraft.core.seeding import ExampleRng
+from noisecraft.core.text_files import read_bytes, regular_file
 from noisecraft.dataset.repo import NOISE_DICTIONARY, data_files, manifest_or_none
 from noisecraft.errors import ConfigError, InputError
 
 REQUIRED_COLUMNS = ("lang", "correct", "noisy", "count", "probability")
 #: How far a stored ``probability`` may be from ``count / total`` (rounding, float32 storage).
 PROBABILITY_TOLERANCE = 1e-6
+#: Most bytes one dictionary file (a TSV, a parquet file) may hold: the rows become Python objects many times
+#: that size, and a path naming a device or a wrong file is refused in one line instead of filling the memory.
+DICTIONARY_LIMIT = 256 << 20
 
 
 def dictionary_features(extra: Mapping[str, Any] | None = None) -> FeatureSpec:
@@ -140,10 +144,7 @@ class DictionaryTable:
 
 
 def _read_tsv(path: Path) -> DictionaryTable:
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise ConfigError(f"cannot read noise dictionary {path}: {exc.strerror or exc}") from exc
+    data = read_bytes(path, "noise dictionary", DICTIONARY_LIMIT)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -176,6 +177,7 @@ def _read_parquet(path: Path) -> DictionaryTable:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    regular_file(path, "noise dictionary", DICTIONARY_LIMIT)
     try:
         table = pq.read_table(path)
     except (OSError, pa.ArrowException) as exc:
@@ -323,6 +325,8 @@ def read_dictionary_rows(spec: str, config: str | None = None) -> DictionaryTabl
     """The checked rows of a dictionary in a folder, a ``.parquet`` or ``.tsv`` file, or a Hub repo id
     (``config`` picks one config of a folder or Hub repo; ``org/name:config`` also does)."""
     path = Path(spec)
+    if path.exists() and not path.is_dir():
+        regular_file(path, "noise dictionary", DICTIONARY_LIMIT)  # a device or FIFO is refused, never read
     if path.is_file():
         if config is not None:
             raise ConfigError(f"noise dictionary {spec} is a single file: it has no config {config!r}")

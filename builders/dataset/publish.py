@@ -140,9 +140,7 @@ def verify_local(folder: Path) -> dict[str, Any]:
     problems = []
     if in_card != configs:
         problems.append(f"card configs {sorted(in_card)} differ from the manifest's {sorted(configs)}")
-    for name in sorted(configs):
-        check_name("config", name)
-        problems += _data_file_problems(folder, name, data_files(manifest, name))
+    problems += file_problems(folder, manifest)
     if problems:
         raise ConfigError(f"{folder} does not verify, nothing uploaded: " + "; ".join(problems))
     for name, entry in manifest["configs"].items():
@@ -151,11 +149,29 @@ def verify_local(folder: Path) -> dict[str, Any]:
             rows = load_fresh(folder, name, split).num_rows
         except Exception as exc:  # datasets raises many types for an unloadable folder
             raise ConfigError(f"{folder}: config {name} does not load: {exc}") from exc
-        expected = entry["stats"].get("rows", entry["stats"].get("pairs"))
-        if rows != expected:
-            raise ConfigError(f"{folder}: config {name} loads {rows} rows, the manifest says {expected}")
+        check_rows(str(folder), name, entry, rows)
     _check_card_matches_manifest(folder, manifest)
     return manifest
+
+
+def file_problems(folder: Path, manifest: dict[str, Any]) -> list[str]:
+    """What is wrong with the data files the manifest's configs name (empty: nothing): none, missing, or not the
+    content their names address. Checked before a folder is published and before it is evaluated; files no config
+    names are not part of the set (a later write removes them) and are neither checked nor uploaded."""
+    problems = []
+    for name in sorted(manifest["configs"]):
+        check_name("config", name)
+        problems += _data_file_problems(folder, name, data_files(manifest, name))
+    return problems
+
+
+def check_rows(where: str, config: str, entry: dict[str, Any], rows: int) -> None:
+    """Refuse a config that loads another number of rows than its manifest entry records (files cut, replaced or
+    left from another build): published or evaluated, it would be reported as the set the card describes."""
+    expected = entry["stats"].get("rows", entry["stats"].get("pairs"))
+    if rows != expected:
+        raise ConfigError(f"{where}: config {config} loads {rows} rows, the manifest says {expected} (its files changed "
+                          "after the build: rebuild it)")
 
 
 def publish(folder: Path, repo_id: str, *, private: bool = False, api: Any = None) -> str:

@@ -252,6 +252,11 @@ class NoiseModel:
         column has names): a model whose output depends on labels checks they fit. Others are unchanged."""
         return self
 
+    def without_labels(self, where: str) -> NoiseModel:
+        """This model for a dataset without a class-label column (``where`` names it; builds and ``perturb`` call it
+        then): a model whose output means something only against a row's label refuses. Others are unchanged."""
+        return self
+
     def join(self) -> Join | None:
         """The source-level join this model reads (``NoiseInput.joined``), if any; override. The source layer
         resolves it (:mod:`noisecraft.sources.join`): a model never loads another source itself."""

@@ -92,6 +92,10 @@ class NoiseChain(NoiseModel):
         """The chain with every step given the dataset's class names (an attack step checks its victim)."""
         return replace(self, models=tuple(m.for_labels(names) for m in self.models))
 
+    def without_labels(self, where: str) -> NoiseModel:
+        """The chain with every step told the dataset has no class labels (an attack step refuses)."""
+        return replace(self, models=tuple(m.without_labels(where) for m in self.models))
+
     def provenance(self) -> dict[str, Any]:
         steps = [m.provenance() for m in self.models]
         return {"steps": steps} if any(steps) else {}

@@ -6,9 +6,11 @@ types can make in it (:mod:`noisecraft.grammar.search`: greedy, beam or genetic)
 of its words modified. On a pair task the victim reads the whole pair and the perturbed side is the
 build's field (the paper's: MRPC sentence1, MNLI hypothesis, QNLI sentence; the sources' defaults).
 
-The goal is the row's gold label (``class_label`` of the label layout; GLUE and XNLI have it); without one
-(the Python API, a test split's -1) it is the victim's prediction on the clean text. Every row is kept,
-with its result in per-row columns:
+The goal is the row's gold label (``class_label`` of the label layout; GLUE and XNLI have it). A build or
+``perturb`` of a dataset without a class-label column (XQuAD) is refused, as is a row whose label is missing
+(a test split's -1): the card would call the victim's own prediction the row's label. Texts given to the
+model directly (the Python API, no dataset) have no label: there the victim's prediction on the clean text is
+attacked. Every row is kept, with its result in per-row columns:
 
 * ``noise_attack_status``: ``succeeded`` (the text is the adversarial example), ``failed`` (no error within
   the budget flips the prediction; the text is the search's best attempt) or ``skipped`` (the victim
@@ -37,6 +39,7 @@ from noisecraft.core.citations import TEXTATTACK_CITATION, YIN2020_CITATION
 from noisecraft.core.edits import Noised, noised_from_edits
 from noisecraft.core.params import param
 from noisecraft.core.seeding import ExampleRng
+from noisecraft.errors import ConfigError
 from noisecraft.grammar.confusions import GrammarConfusions
 from noisecraft.grammar.search import (
     SEARCHES,
@@ -94,6 +97,13 @@ class GrammarAttack(GrammarNoiseBase, ModelNoise):
     def load(self) -> AttackRuntime:
         return AttackRuntime(GrammarNoiseBase.load(self).confusions, self.tagger, self.nltk_data, self.load_head)
 
+    def without_labels(self, where: str) -> GrammarAttack:
+        """Refused: the attack flips the victim's prediction away from the row's gold label, and ``noise_attack_label``
+        and the card call it that; without a label column, the victim's own prediction would be recorded as it."""
+        raise ConfigError(f"{self.noise_id}: {where} has no class-label column, so a row has no label to attack (the "
+                          "victim's own prediction would be recorded as the row's label); attack a labelled "
+                          "classification source (GLUE, XNLI, a table with a label column)")
+
     def seed_params(self) -> dict[str, object]:
         """The model rule of :class:`~noisecraft.noise_models.model_base.ModelNoise`, and (this version's own, kept so
         its outputs stay as they were) the victim's precision."""
@@ -145,6 +155,9 @@ class GrammarAttack(GrammarNoiseBase, ModelNoise):
         for index, (text, words) in enumerate(zip(batch.texts, runtime.tagger.tag(list(batch.texts)))):
             sites = finder.sites(text, words, batch.spans(index))
             label = batch.label(index)
+            if label is None and self._label_names:
+                raise ConfigError(f"{self.noise_id}: row {batch.ids[index]} has no label (-1, a test split?): there "
+                                  "is no label to attack; build a labelled split")
             if label is not None and to_victim is not None:
                 label = to_victim[label]
             pair = batch.pairs[index] if batch.pairs is not None else None

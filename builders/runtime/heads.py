@@ -208,6 +208,7 @@ class Importance(_Sequences):
         embeds = tensors["inputs_embeds"]
         loss = torch.nn.functional.cross_entropy(logits, predicted, reduction="sum")  # items do not interact
         (gradient,) = torch.autograd.grad(loss, embeds)  # one backward for the batch, no parameter gradients
+        head.check_finite("input gradients", gradient)
         scores = (embeds * gradient).sum(dim=-1).float().detach().cpu().numpy()
         mask = tensors["attention_mask"].cpu().numpy()
         return [(scores[i], mask[i], int(predicted[i])) for i in range(len(batch))]
@@ -380,14 +381,13 @@ class Head:
 
     @property
     def max_length(self) -> int:
-        """The longest input in tokens: as given, else the tokenizer's stated limit, else the position table's."""
+        """The longest input in tokens: as given, else the tokenizer's stated limit (:data:`FALLBACK_MAX_LENGTH` when
+        it states none), never more than the model's position table holds (a longer input would not run)."""
         if self._max_length is None:
             stated = getattr(self.tokenizer, "model_max_length", None)
-            if isinstance(stated, int) and 0 < stated < 1_000_000:
-                self._max_length = stated
-            else:
-                self._max_length = min(FALLBACK_MAX_LENGTH,
-                                       getattr(self.config, "max_position_embeddings", None) or FALLBACK_MAX_LENGTH)
+            limit = stated if isinstance(stated, int) and 0 < stated < 1_000_000 else FALLBACK_MAX_LENGTH
+            positions = getattr(self.config, "max_position_embeddings", None)
+            self._max_length = min(limit, positions) if isinstance(positions, int) and positions > 0 else limit
         return self._max_length
 
     def truncated(self, max_length: int) -> Head:
@@ -501,12 +501,35 @@ class Head:
         tensors = dict(padded.to(self.placement.device))
         if not task.gradient:
             with torch.inference_mode():
-                return task.read(self, model(**tensors), batch, tensors)
+                output = model(**tensors)
+                self._check_outputs(output)
+                return task.read(self, output, batch, tensors)
         with torch.enable_grad():
             embeds = model.get_input_embeddings()(tensors.pop("input_ids")).detach().requires_grad_(True)
+            self.check_finite("input embeddings", embeds)
             tensors["inputs_embeds"] = embeds
             output = model(**tensors)
+            self._check_outputs(output)
             return task.read(self, output, batch, tensors)
+
+    def _check_outputs(self, output: Any) -> None:
+        """Every tensor a forward returned (logits, span logits, hidden states) checked by :meth:`check_finite`."""
+        import torch
+
+        for name, value in output.items():
+            if isinstance(value, torch.Tensor):
+                self.check_finite(name, value)
+
+    def check_finite(self, what: str, tensor: Any) -> None:
+        """Refuse a NaN or infinite value in a model's ``what`` (logits, gradients, embeddings): the argmax, soft-max
+        or ranking read from it would be an arbitrary answer recorded as the model's (a NaN classifier "ranks"
+        words by position and scores as a constant prediction)."""
+        import torch
+
+        if not bool(torch.isfinite(tensor).all()):
+            raise ConfigError(f"model {self.ref.name} gives NaN or infinite "
+                              f"{what}: its weights or its precision ({self.placement.dtype}) are broken; "
+                              "nothing computed from it can be trusted")
 
 
 def _steps(items: list[Any]) -> list[list[int]]:
