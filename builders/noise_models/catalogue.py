@@ -55,6 +55,7 @@ MODELS: dict[tuple[str, int], tuple[str, str]] = {
     ("copyone", 1): ("word_salad_importance", "CopyOne"),
     ("copyone", 2): ("word_salad_importance", "CopyOneV2"),
     ("pbsmt", 1): ("word_salad_pbsmt", "WordSaladPBSMT"),
+    ("pbsmt", 2): ("word_salad_pbsmt", "WordSaladPBSMTV2"),
 }
 #: The newest version of each model, by name.
 LATEST: dict[str, int] = {name: max(v for n, v in MODELS if n == name) for name, _ in sorted(MODELS)}
