@@ -207,6 +207,8 @@ def is_word(token: str) -> bool:
 #: already).
 CLITICS = frozenset({"s", "re", "ve", "ll", "d", "m", "em"})
 APOSTROPHES = frozenset("'\u2019\u02bc")
+#: What a version-2 card adds to its sentence on words.
+CLITIC_NOTE = " (a clitic of pre-tokenised text, `'s`, `'re`, `n't`, is one word with its apostrophe)"
 
 
 def salad_tokens(text: str, lang: str) -> list[Span]:
@@ -371,8 +373,8 @@ class _ImportanceSalad(NoiseModel):
                 f"importance t · ∇t L of the predicted label of the classifier `{model['model']}` (revision "
                 f"`{model['revision']}`), summed over each word's sub-tokens (magnitude of the sum; ties broken by "
                 "position, the earlier word more important); the classifier reads the whole pair on pair tasks. "
-                "Words are tokens with a letter or digit; punctuation is kept. The labels are the source's: they no "
-                f"longer describe the text. {self._labels_sentence()}")
+                f"Words are tokens with a letter or digit{CLITIC_NOTE if self.clitics else ''}; punctuation is kept. The "
+                f"labels are the source's: they no longer describe the text. {self._labels_sentence()}")
 
     def prepare(self, batch: NoiseInput, progress: bool = True) -> None:
         """Score every input of the split at once (the batches then find them in memory or the disk cache), with a
