@@ -74,7 +74,7 @@ from typing import Any, ClassVar
 
 from noisecraft.core.citations import WORD_SALAD_CITATION
 from noisecraft.core.edits import Edit, Noised, noised_from_edits, whole_field
-from noisecraft.core.params import param
+from noisecraft.core.params import ParamSpec, param
 from noisecraft.core.seeding import ExampleRng
 from noisecraft.core.text_units import letter_scripts, token_spans
 from noisecraft.errors import ConfigError
@@ -283,6 +283,7 @@ class _ImportanceSalad(NoiseModel):
     model: str = param("", "the fine-tuned sequence classifier whose gradient ranks the words: a Hugging Face Hub "
                            "model id or a folder saved with save_pretrained()", file="model")
     revision: str | None = param(None, "Hub revision (branch, tag or commit) of the model; resolved to its commit")
+    r: float = param(0.5, "share of the text's words transformed (the least important ones)", min=0.0, max=1.0)
     lang: str = param("en", LANG_HELP)
     max_length: int = param(128, "model inputs truncated to this many tokens, or the model's own limit when lower (words "
                                            "past it count as importance 0)",
@@ -425,14 +426,7 @@ class _ImportanceSalad(NoiseModel):
 
 
 @dataclass(frozen=True)
-class _ShareSalad(_ImportanceSalad):
-    """The models that transform a share ``r`` of the words (all but ``copyone``)."""
-
-    r: float = param(0.5, "share of the text's words transformed (the least important ones)", min=0.0, max=1.0)
-
-
-@dataclass(frozen=True)
-class DropWords(_ShareSalad):
+class DropWords(_ImportanceSalad):
     """Delete the least important share r of the words (gradient importance of a fine-tuned classifier)."""
 
     name: ClassVar[str] = "drop"
@@ -451,7 +445,7 @@ class DropWords(_ShareSalad):
 
 
 @dataclass(frozen=True)
-class RepeatWords(_ShareSalad):
+class RepeatWords(_ImportanceSalad):
     """Replace each of the least important share r of the words by one of the more important words."""
 
     name: ClassVar[str] = "repeat"
@@ -471,7 +465,7 @@ class RepeatWords(_ShareSalad):
 
 
 @dataclass(frozen=True)
-class ReplaceWords(_ShareSalad):
+class ReplaceWords(_ImportanceSalad):
     """Replace each of the least important share r of the words by a random word of the model's vocabulary."""
 
     name: ClassVar[str] = "replace"
@@ -490,12 +484,20 @@ class ReplaceWords(_ShareSalad):
 
 
 @dataclass(frozen=True)
-class _CopyOne(_ImportanceSalad):
+class CopyOne(_ImportanceSalad):
     """Pair tasks: the second text becomes the single most important word of the first."""
 
     name: ClassVar[str] = "copyone"
+    version: ClassVar[int] = 1
     capabilities: ClassVar[Capabilities] = Capabilities(input="pair", protects_spans=False, edit_log="whole-field",
                                                         model_based=True, deterministic=True)
+
+    def check(self) -> None:
+        """``r`` is declared by the shared parameters but never read (one word is copied whatever it is): version 1
+        keeps it declared, so that its recorded parameters stay as they were, and refuses any other value."""
+        super().check()
+        if self.r != 0.5:
+            raise ConfigError(f"{self.noise_id} takes no r: it copies the single most important word whatever r is")
 
     def action(self) -> str:
         return "the second text of the pair is replaced by the single most important word of the first text."
@@ -516,29 +518,18 @@ class _CopyOne(_ImportanceSalad):
 
 
 @dataclass(frozen=True)
-class CopyOne(_CopyOne):
-    """Pair tasks: the second text becomes the single most important word of the first."""
-
-    #: Declared by version 1, which never read it: kept so that its recorded parameters stay as they were, and
-    #: refused unless it is the default (``copyone@2`` does not take it).
-    r: float = param(0.5, "not read: copyone copies one word whatever r is (a value other than the default is refused)",
-                     min=0.0, max=1.0)
-
-    version: ClassVar[int] = 1
-
-    def check(self) -> None:
-        super().check()
-        if self.r != 0.5:
-            raise ConfigError(f"{self.noise_id} takes no r: it copies the single most important word whatever r is")
-
-
-@dataclass(frozen=True)
-class CopyOneV2(_CopyOne):
+class CopyOneV2(CopyOne):
     """Pair tasks: the second text becomes the single most important word of the first (a clitic such as ``'s``
     is one word with its apostrophe; no ``r``)."""
 
     version: ClassVar[int] = 2
     clitics: ClassVar[bool] = True
+
+    @classmethod
+    def param_specs(cls) -> tuple[ParamSpec, ...]:
+        """The shared parameters but ``r``: not declared, so ``copyone@2(r=...)`` is refused as a parameter it does
+        not take, and neither the card nor the seed records it."""
+        return tuple(spec for spec in super().param_specs() if spec.name != "r")
 
 
 # --- version 2: clitics whole, replacements in the text's script -----------------------------------------------------
