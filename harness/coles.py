@@ -27,7 +27,7 @@ from noisecraft.errors import ConfigError
 from noisecraft.harness.probe.corruption import TYPES
 from noisecraft.harness.probe.pairs import WordPair
 from noisecraft.harness.probe.segmentation import Segmenter
-from noisecraft.harness.probe.typing_table import type_pairs
+from noisecraft.harness.probe.typing_table import slug, type_pairs
 from noisecraft.runtime.labels import LabelMapping, class_mapping
 from noisecraft.sources.wordlist import LABELS
 
@@ -44,6 +44,11 @@ class ModelResult:
     similarity: list[dict[str, Any]] = field(default_factory=list)
     downstream: list[dict[str, Any]] = field(default_factory=list)
     label_mapping: str = ""
+
+    @property
+    def slug(self) -> str:
+        """The model's name in the report's files and sections (a local folder with its content digest)."""
+        return slug(self.name, self.provenance["model"]["revision"])
 
 
 def segmenter_of(head: Any) -> Segmenter:

@@ -2,9 +2,10 @@
 
 ``write_coles_report`` writes, into one folder: ``README.md`` (a similarity table and a downstream table per
 model, by noise kind and corruption type), ``results.json`` (every number and each model's provenance),
-``<model>.similarity.parquet`` / ``<model>.downstream.parquet`` (every pair) and ``similarity-vs-added.png``
-(the paper's Figure 1, one line per model and noise kind, with each model's mean baseline). Every file is
-written atomically.
+``<model>.similarity.parquet`` / ``<model>.downstream.parquet`` (every pair; ``<model>`` a Hub id, or a local folder's
+name and content digest) and ``similarity-vs-added.png`` (the paper's Figure 1, one line per model and noise kind, each
+point labelled with its pairs and left out under :data:`MIN_ROWS` pairs, with each model's mean baseline). Every file
+is written atomically.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any
 
 from noisecraft.dataset.repo import atomic_write, atomic_write_text
 from noisecraft.harness.coles import ModelResult, downstream_summary, similarity_curve, similarity_summary
-from noisecraft.harness.probe.typing_table import slug
+from noisecraft.harness.display import MIN_ROWS
 
 COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b")
 STYLES = ("-", "--", ":", "-.")
@@ -56,27 +57,44 @@ def downstream_table(result: ModelResult) -> list[str]:
 
 
 def plot_similarity(results: Sequence[ModelResult], path: Path) -> Path:
-    """Mean similarity against the number of added subwords |A|, a line per model and noise kind."""
+    """:func:`similarity_figure` as a PNG at ``path`` (written atomically)."""
+    figure = similarity_figure(results)
+    atomic_write(path, lambda tmp: figure.savefig(tmp, format="png"))
+    return path
+
+
+def similarity_figure(results: Sequence[ModelResult]) -> Any:
+    """Mean similarity against the number of added subwords |A|, a line per model and noise kind, each point
+    labelled with its pairs; points of fewer than :data:`MIN_ROWS` pairs are left out (a mean of 3 pairs looks like
+    signal), as ``evaluate``'s plots leave out small buckets, and the title says how many."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
     figure = Figure(figsize=(7.5, 4.5), dpi=110, layout="constrained")
     FigureCanvasAgg(figure)
     axes = figure.add_subplot()
+    hidden = 0
     for m, result in enumerate(r for r in results if r.similarity):
-        colour, name = COLOURS[m % len(COLOURS)], slug(result.name)
-        for k, (kind, points) in enumerate(similarity_curve(result.similarity).items()):
+        colour, name = COLOURS[m % len(COLOURS)], result.slug
+        for k, (kind, curve) in enumerate(similarity_curve(result.similarity).items()):
+            points = [p for p in curve if p[2] >= MIN_ROWS]
+            hidden += len(curve) - len(points)
+            if not points:
+                continue
             axes.plot([p[0] for p in points], [p[1] for p in points], STYLES[k % len(STYLES)], marker="o", markersize=3,
                       color=colour, label=f"{name}: {kind}")
+            for added, similarity, pairs in points:
+                axes.annotate(f"n={pairs}", (added, similarity), fontsize=6, color=colour, textcoords="offset points",
+                              xytext=(3, 4))
         baseline = similarity_summary(result.similarity)["all"]["baseline"]
         axes.axhline(baseline, color=colour, linewidth=0.8, alpha=0.5, label=f"{name}: baseline (vs 'the')")
     axes.set_xlabel("added subwords |A|")
     axes.set_ylabel("cosine(canonical, noisy)")
-    axes.set_title("CoLeS: similarity of noisy to canonical words by added subwords")
+    note = f"\n({hidden} point(s) of fewer than {MIN_ROWS} pairs not shown)" if hidden else ""
+    axes.set_title(f"CoLeS: similarity of noisy to canonical words by added subwords{note}", fontsize=10)
     axes.grid(alpha=0.3)
-    axes.legend(fontsize=7)
-    atomic_write(path, lambda tmp: figure.savefig(tmp, format="png"))
-    return path
+    axes.legend(fontsize=7, title="n: pairs per point", title_fontsize=7)
+    return figure
 
 
 def _parquet(path: Path, rows: list[dict[str, Any]]) -> None:
@@ -95,7 +113,7 @@ def write_coles_report(out: Path, dataset: str, results: Sequence[ModelResult]) 
              "the classifier gets right. Types by each model's own tokenizer; `all` is every changed pair.", ""]
     record: dict[str, Any] = {"dataset": str(dataset), "models": {}}
     for result in results:
-        name = slug(result.name)
+        name = result.slug
         entry: dict[str, Any] = {"provenance": result.provenance}
         lines += [f"## {name}", ""]
         if result.similarity:

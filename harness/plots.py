@@ -61,50 +61,88 @@ def wrap_name(text: str, width: int = 24) -> str:
 
 def clean_vs_noisy(record: dict[str, Any], path: Path) -> Path:
     """Grouped bars: per config, each model's clean (light, hatched) and noisy (solid) main score; the noisy
-    bar carries the paired bootstrap interval of the difference, drawn around it."""
-    tasks = [t for t in (QA, CLASSIFICATION, TOKENS) if any(r["task"] == t for r in record["results"])]
+    bar carries the paired bootstrap interval of the difference, drawn around it (the legend's title says so). Word-salad
+    configs are measured by agreement, as the report's word-salad table says, not by accuracy: they get a panel of
+    their own (:func:`_salad_panel`)."""
+    salad = record.get("word_salad") or []
+    in_salad = {(row["model"], config) for row in salad for config in row["configs"]}
+    scored = [r for r in record["results"] if (r["model"], r["config"]) not in in_salad]
+    tasks = [t for t in (QA, CLASSIFICATION, TOKENS) if any(r["task"] == t for r in scored)]
     models = list(dict.fromkeys(r["model"] for r in record["results"]))
-    widest = max(len({r["config"] for r in record["results"] if r["task"] == t}) for t in tasks)
+    columns = [len({r["config"] for r in scored if r["task"] == t}) for t in tasks] + ([len(salad)] if salad else [])
     lines = max(wrap_name(r["config"], 18).count("\n") + 1 for r in record["results"])
-    figure = _figure(max(6.5, 1.5 + widest * (0.6 + 0.55 * len(models))), (4.2 + 0.25 * lines) * len(tasks))
-    axes = figure.subplots(len(tasks), 1, squeeze=False)[:, 0]
+    figure = _figure(max(6.5, 1.5 + max(columns) * (0.6 + 0.55 * len(models))), (4.2 + 0.25 * lines) * len(columns))
+    axes = figure.subplots(len(columns), 1, squeeze=False)[:, 0]
     for ax, task in zip(axes, tasks):
-        results = [r for r in record["results"] if r["task"] == task]
-        configs = list(dict.fromkeys(r["config"] for r in results))
-        mine = list(dict.fromkeys(r["model"] for r in results))
-        bar = 0.8 / (2 * len(mine))
-        for m, model in enumerate(mine):
-            colour = COLOURS[models.index(model) % len(COLOURS)]
-            for c, config in enumerate(configs):
-                found = [r for r in results if r["model"] == model and r["config"] == config]
-                if not found:
-                    continue
-                comparison = found[0]["metrics"][found[0]["primary_metric"]]
-                x = c - 0.4 + bar * (2 * m + 0.5)
-                clean, noisy = 100 * comparison["clean"], 100 * comparison["noisy"]
-                ax.bar(x, clean, bar, color=colour, alpha=0.35, hatch="//", edgecolor=colour,
-                       label=f"{model} clean" if c == 0 else None)
-                low, high = comparison["ci"]
-                drop = clean - noisy
-                error = None if low is None else [[max(0.0, 100 * high - drop)], [max(0.0, drop - 100 * low)]]
-                ax.bar(x + bar, noisy, bar, color=colour, yerr=error, capsize=3, ecolor="black",
-                       label=f"{model} noisy" if c == 0 else None)
-                above = error[1][0] if error else 0.0  # the noisy label sits above its interval
-                for offset, value, top in ((0, clean, clean), (bar, noisy, noisy + above)):
-                    ax.text(x + offset, top + 1, f"{value:.1f}", ha="center", va="bottom", fontsize=7)
-        metric = METRIC_NAMES[results[0]["primary_metric"]]
-        ax.set_title(f"{TASK_TITLES[task]}: {metric}, clean vs noisy", fontsize=11)
-        ax.set_ylabel(f"{metric} (%)")
-        ax.set_ylim(0, 109)
-        ax.set_xticks(range(len(configs)), [wrap_name(c, 18) for c in configs], fontsize=8)
-        ax.grid(axis="y", alpha=0.3)
+        _clean_noisy_panel(ax, [r for r in scored if r["task"] == task], models)
+    if salad:
+        _salad_panel(axes[-1], salad, models)
     handles: dict[str, Any] = {}
     for ax in axes:  # one legend for the figure, below the bars, whatever the length of the tick labels
         for handle, label in zip(*ax.get_legend_handles_labels()):
             handles.setdefault(label, handle)
-    figure.legend(list(handles.values()), list(handles), fontsize=8, ncols=min(4, len(handles)), loc="outside lower center",
-                  frameon=False)
+    whiskers = [f"noisy bars: {ci_text(record)} paired bootstrap interval of clean − noisy"] if tasks else []
+    if any(row["agreement"]["sd"] is not None for row in salad):
+        whiskers.append("agreement: sd over seeds")
+    figure.legend(list(handles.values()), list(handles), fontsize=8, ncols=min(4, len(handles)),
+                  loc="outside lower center", frameon=False, title=f"whiskers: {'; '.join(whiskers)}" if whiskers else None,
+                  title_fontsize=8)
     return _save(figure, path)
+
+
+def _clean_noisy_panel(ax: Any, results: list[dict[str, Any]], models: list[str]) -> None:
+    """One task's bars of :func:`clean_vs_noisy`: each model's clean and noisy main score per config."""
+    configs = list(dict.fromkeys(r["config"] for r in results))
+    mine = list(dict.fromkeys(r["model"] for r in results))
+    bar = 0.8 / (2 * len(mine))
+    for m, model in enumerate(mine):
+        colour = COLOURS[models.index(model) % len(COLOURS)]
+        for c, config in enumerate(configs):
+            found = [r for r in results if r["model"] == model and r["config"] == config]
+            if not found:
+                continue
+            comparison = found[0]["metrics"][found[0]["primary_metric"]]
+            x = c - 0.4 + bar * (2 * m + 0.5)
+            clean, noisy = 100 * comparison["clean"], 100 * comparison["noisy"]
+            ax.bar(x, clean, bar, color=colour, alpha=0.35, hatch="//", edgecolor=colour,
+                   label=f"{model} clean" if c == 0 else None)
+            low, high = comparison["ci"]
+            drop = clean - noisy
+            error = None if low is None else [[max(0.0, 100 * high - drop)], [max(0.0, drop - 100 * low)]]
+            ax.bar(x + bar, noisy, bar, color=colour, yerr=error, capsize=3, ecolor="black",
+                   label=f"{model} noisy" if c == 0 else None)
+            above = error[1][0] if error else 0.0  # the noisy label sits above its interval
+            for offset, value, top in ((0, clean, clean), (bar, noisy, noisy + above)):
+                ax.text(x + offset, top + 1, f"{value:.1f}", ha="center", va="bottom", fontsize=7)
+    metric = METRIC_NAMES[results[0]["primary_metric"]]
+    ax.set_title(f"{TASK_TITLES[results[0]['task']]}: {metric}, clean vs noisy", fontsize=11)
+    ax.set_ylabel(f"{metric} (%)")
+    ax.set_ylim(0, 109)
+    ax.set_xticks(range(len(configs)), [wrap_name(c, 18) for c in configs], fontsize=8)
+    ax.grid(axis="y", alpha=0.3)
+
+
+def _salad_panel(ax: Any, rows: list[dict[str, Any]], models: list[str]) -> None:
+    """Word salad (the report's word-salad rows): each model's agreement per transformation and task (with the
+    sd over seeds), and chance, 1/N, as a dotted tick on each bar (what a model that knew it cannot tell would
+    agree by)."""
+    bar = 0.8
+    for x, row in enumerate(rows):
+        colour = COLOURS[models.index(row["model"]) % len(COLOURS)]
+        agreement, sd = 100 * row["agreement"]["mean"], row["agreement"]["sd"]
+        ax.bar(x, agreement, bar, color=colour, yerr=None if sd is None else 100 * sd, capsize=3, ecolor="black",
+               label=f"{row['model']} agreement")
+        ax.hlines(100 * row["chance"], x - bar / 2, x + bar / 2, colors="black", linestyles=":",
+                  label="chance (1/N labels)")
+        against = "" if row["agreement_with"] == "original prediction" else f" (vs {row['agreement_with'].split()[-1]})"
+        top = agreement + (0.0 if sd is None else 100 * sd)  # the label sits above the whisker
+        ax.text(x, top + 1, f"{agreement:.1f}{against}", ha="center", va="bottom", fontsize=7)
+    ax.set_title("Word salad: agreement with the prediction on the original text (copy transformations: with the "
+                 "label copying makes true)", fontsize=10, wrap=True)
+    ax.set_ylabel("agreement (%)")
+    ax.set_ylim(0, 109)
+    ax.set_xticks(range(len(rows)), [wrap_name(f"{r['transformation']} {r['task']}", 18) for r in rows], fontsize=8)
+    ax.grid(axis="y", alpha=0.3)
 
 
 def score_vs_noise(record: dict[str, Any], path: Path) -> Path:
@@ -208,31 +246,45 @@ def score_vs_rate(record: dict[str, Any], path: Path) -> Path | None:
 
 def reliability(record: dict[str, Any], path: Path) -> Path | None:
     """Reliability diagrams of the classifiers: per config, accuracy against mean confidence in each
-    confidence bin, clean and noisy, with the diagonal of perfect calibration. None without classifiers."""
+    confidence bin, clean and noisy, with the diagonal of perfect calibration. A bin's marker area grows with its
+    rows (a 1-row bin is a dot, not a point like a 140-row one), and its row count is written beside the marker,
+    clear of it: above for clean, below for noisy."""
     results = [r for r in record["results"] if "reliability" in r["metrics"]]
     if not results:
         return None
     figure, axes = _panels(len(results), 3, 4.3, 4.3)
     for ax, r in zip(axes, results):
         ax.plot([0, 1], [0, 1], color="grey", linestyle="--", linewidth=1)
-        for side, colour in (("clean", COLOURS[0]), ("noisy", COLOURS[1])):
+        most = max((b["n"] for side in ("clean", "noisy") for b in r["metrics"]["reliability"][side]), default=1)
+        for side, colour, below in (("clean", COLOURS[0], False), ("noisy", COLOURS[1], True)):
             bins = r["metrics"]["reliability"][side]
             ece = r["metrics"]["ece"][side]
-            ax.plot([b["confidence"] for b in bins], [b["accuracy"] for b in bins], marker="o", color=colour,
-                    label=f"{side} (ECE {100 * ece:.1f})" if ece is not None else side)
-            for b in bins:
+            xs, ys = [b["confidence"] for b in bins], [b["accuracy"] for b in bins]
+            ax.plot(xs, ys, color=colour, linewidth=1, alpha=0.6)
+            sizes = [marker_area(b["n"], most) for b in bins]
+            ax.scatter(xs, ys, s=sizes, color=colour, alpha=0.8, zorder=3,
+                       label=f"{side} (ECE {100 * ece:.1f})" if ece is not None else side)
+            for b, size in zip(bins, sizes):
+                gap = size ** 0.5 / 2 + 2  # the marker's radius in points, and a little more
                 ax.annotate(str(b["n"]), (b["confidence"], b["accuracy"]), fontsize=6, color=colour,
-                            textcoords="offset points", xytext=(3, 3))
+                            textcoords="offset points", xytext=(gap, -gap if below else gap),
+                            va="top" if below else "bottom")
         ax.set_xlim(0, 1.02)
         ax.set_ylim(-0.02, 1.02)
         ax.set_xlabel("mean confidence in the bin", fontsize=8)
         ax.set_ylabel("accuracy in the bin", fontsize=8)
         ax.set_title(wrap_name(f"{r['model']} on {r['config']}", 40), fontsize=8)
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=7, title="numbers: rows per bin", title_fontsize=6, loc="upper left")
+        ax.legend(fontsize=7, title="numbers and marker area: rows per bin", title_fontsize=6, loc="upper left")
     for ax in axes[len(results):]:
         ax.set_visible(False)
     return _save(figure, path)
+
+
+def marker_area(rows: int, most: int) -> float:
+    """A reliability bin's marker area (points²), in proportion to its rows (the area is what the eye reads): 120
+    for the fullest bin, down to 4 (still visible) for an empty one."""
+    return 4 + 116 * rows / max(most, 1)
 
 
 def write_plots(record: dict[str, Any], folder: Path) -> list[Path]:

@@ -87,8 +87,15 @@ def comparison_rows(record: dict[str, Any]) -> tuple[list[str], list[list[str]]]
     return header, rows
 
 
-def _wide_table(results: list[dict[str, Any]], task: str) -> str:
-    """NoiseQA-style comparison: one row per model, its clean score, then its noisy score per config."""
+#: The wide table's clean cell of a model whose configs hold different rows, and the note under the table.
+NO_SHARED_CLEAN = "–¹"
+NO_SHARED_CLEAN_NOTE = ("¹ The model's configs hold different rows, so they share no clean score: each cell gives its "
+                        "config's own clean → noisy.")
+
+
+def wide_table(results: list[dict[str, Any]], task: str) -> str:
+    """NoiseQA-style comparison: one row per model, its clean score, then its noisy score per config (a model whose
+    configs have different clean scores: a dash and a note, and clean → noisy in each cell)."""
     configs = list(dict.fromkeys(r["config"] for r in results))
     models = list(dict.fromkeys(r["model"] for r in results))
 
@@ -102,7 +109,7 @@ def _wide_table(results: list[dict[str, Any]], task: str) -> str:
         mine = {r["config"]: r for r in results if r["model"] == model}
         cleans = {cell(r, "clean") for r in mine.values()}
         shared = len(cleans) == 1
-        row = [model, next(iter(cleans)) if shared else "varies"]
+        row = [model, next(iter(cleans)) if shared else NO_SHARED_CLEAN]
         for config in configs:
             r = mine.get(config)
             if r is None:
@@ -113,7 +120,8 @@ def _wide_table(results: list[dict[str, Any]], task: str) -> str:
                                         f" ({verdict(comparison).strip()})")
             row.append(noisy if shared else f"{cell(r, 'clean')} → {noisy}")
         rows.append(row)
-    return format_table(["model", "clean", *configs], rows, markdown=True)
+    table = format_table(["model", "clean", *configs], rows, markdown=True)
+    return table + (f"\n\n{NO_SHARED_CLEAN_NOTE}" if any(row[1] == NO_SHARED_CLEAN for row in rows) else "")
 
 
 def _long_table(results: list[dict[str, Any]], task: str, level: int) -> str:
@@ -272,7 +280,7 @@ def _task_sections(record: dict[str, Any], tasks: Sequence[str], level: Any) -> 
         mine = [r for r in results if r["task"] == task]
         scored = "EM / F1" if task == QA else METRIC_NAMES[mine[0]["primary_metric"]]
         parts += [f"## {TASK_TITLES[task]}", "", f"Noisy {scored} per config (clean: the same rows before noise).", "",
-                  _wide_table(mine, task), "", _long_table(mine, task, level), ""]
+                  wide_table(mine, task), "", _long_table(mine, task, level), ""]
         if task == QA:
             parts += [f"Answers are normalised as the `{s['qa_normalisation']}` script does (see "
                       "`noisecraft.harness.squad_metric`).", ""]

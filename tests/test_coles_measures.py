@@ -122,14 +122,16 @@ def test_a_second_measurement_runs_no_forward(monkeypatch, tmp_path):
 def test_report_has_a_table_per_model_the_rows_and_the_figure(encoder, classifier, tmp_path):
     results = measure(PAIRS, [encoder], [(classifier, None)])
     readme = write_coles_report(tmp_path, "coles", results).read_text(encoding="utf-8")
-    assert "## minilm-encoder" in readme and "## cls-sentiment-minilm" in readme
+    name, sentiment = (r.slug for r in results)  # local folders: their name and content digest
+    assert name == f"minilm-encoder-{encoder.ref.revision.removeprefix('sha256:')[:12]}"
+    assert f"## {name}" in readme and f"## {sentiment}" in readme and sentiment.startswith("cls-sentiment-minilm-")
     assert "| typo | intact | 2 |" in readme and "| all | additive-affix | 1 |" in readme
     assert "Labels: by name" in readme and f"]({FIGURE})" in readme
     assert (tmp_path / FIGURE).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     record = json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))
-    assert record["models"]["minilm-encoder"]["provenance"]["task"] == "embeddings"
-    assert record["models"]["cls-sentiment-minilm"]["downstream"]["all"]["all"]["canonical_correct"] == 3
-    assert pq.read_table(tmp_path / "minilm-encoder.similarity.parquet").num_rows == len(PAIRS)
+    assert record["models"][name]["provenance"]["task"] == "embeddings"
+    assert record["models"][sentiment]["downstream"]["all"]["all"]["canonical_correct"] == 3
+    assert pq.read_table(tmp_path / f"{name}.similarity.parquet").num_rows == len(PAIRS)
 
 
 def test_cli_probe_measure(tmp_path, monkeypatch):
@@ -141,7 +143,30 @@ def test_cli_probe_measure(tmp_path, monkeypatch):
                             capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stderr
     assert "### Similarity" in result.stdout and "### Downstream" in result.stdout
-    assert pq.read_table(out / "cls-sentiment-minilm.downstream.parquet").num_rows == 10
+    [downstream] = out.glob("cls-sentiment-minilm-*.downstream.parquet")
+    assert pq.read_table(downstream).num_rows == 10
     empty = subprocess.run([sys.executable, "-m", "noisecraft.cli", "probe", "measure", dataset, "--out", str(out)],
                            capture_output=True, text=True, timeout=300)
     assert empty.returncode == 2 and "at least one --model" in empty.stderr
+
+
+def test_the_similarity_plot_labels_each_point_with_its_pairs_and_leaves_out_small_ones():
+    """21 reduplication pairs spread over |A| = 1..3 are no curve: points under MIN_ROWS pairs are not drawn, the
+    title says how many were left out, and every drawn point says its n."""
+    from noisecraft.harness.coles import ModelResult
+    from noisecraft.harness.coles_report import similarity_figure
+    from noisecraft.harness.display import MIN_ROWS
+
+    def row(noise: str, added: int, similarity: float) -> dict:
+        return {"noise": noise, "type": "additive-affix", "added": added, "similarity": similarity, "baseline": 0.2,
+                "above_baseline": True}
+
+    rows = [row("typo", 1, 0.8)] * 30 + [row("typo", 2, 0.6)] * 25 + [row("typo", 3, 0.1)] * 2
+    rows += [row("reduplication", 1, 0.7)] * 12 + [row("reduplication", 2, 0.5)] * 7 + [row("reduplication", 3, 0.9)] * 2
+    result = ModelResult("org/enc", {"model": {"model": "org/enc", "revision": "abc"}}, similarity=rows)
+    [axes] = similarity_figure([result]).axes
+    curves = {line.get_label(): list(line.get_xdata()) for line in axes.get_lines()}
+    assert curves["org--enc: typo"] == [1, 2] and "org--enc: reduplication" not in curves
+    assert sorted(t.get_text() for t in axes.texts) == ["n=25", "n=30"]
+    assert f"(4 point(s) of fewer than {MIN_ROWS} pairs not shown)" in axes.get_title()
+    assert axes.get_legend().get_title().get_text() == "n: pairs per point"

@@ -14,7 +14,7 @@ from coles_data import build_small_coles
 from noisecraft.harness.probe.corruption import TYPES, UNCHANGED, Corruption, additive_place, corruption
 from noisecraft.harness.probe.pairs import WordPair
 from noisecraft.harness.probe.segmentation import Segmenter, boundary_marks, load_segmenter
-from noisecraft.harness.probe.typing_table import type_pairs, type_shares, write_typing
+from noisecraft.harness.probe.typing_table import slug, type_pairs, type_shares, write_typing
 
 from tiny_models import tiny_model
 
@@ -157,7 +157,8 @@ def test_cli_probe_type_writes_a_table_per_tokenizer(bert, small_coles, tmp_path
     result = subprocess.run([sys.executable, "-m", "noisecraft.cli", "probe", "type", small_coles,
                              "--tokenizer", bert.name, "--out", str(out)], capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
-    table = pq.read_table(out / "minilm-encoder.parquet").to_pylist()
+    [parquet] = out.glob("minilm-encoder-*.parquet")  # a local folder: its name and content digest
+    table = pq.read_table(parquet).to_pylist()
     assert [r["id"] for r in table] == [f"{w}/{v}" for w in ("awful", "brilliant", "happy", "terrible", "wonderful")
                                          for v in (0, 1)]
     assert all(r["noisy"] != r["canonical"] and r["type"] in TYPES and r["noise"] == "typo" for r in table)
@@ -170,3 +171,14 @@ def test_cli_probe_type_names_a_missing_config(small_coles, tmp_path):
     result = subprocess.run([sys.executable, "-m", "noisecraft.cli", "probe", "type", small_coles, "--tokenizer", "x",
                              "--config", "nope", "--out", str(tmp_path)], capture_output=True, text=True, timeout=300)
     assert result.returncode == 2 and "has no config 'nope'; it has typo-keyboard" in result.stderr
+
+
+def test_two_local_tokenizers_in_folders_of_one_name_get_files_of_their_own(bert, tmp_path):
+    """Folders a/model and b/model (other contents) used to write the same model.parquet, the second over the first."""
+    rows = type_pairs(bert, [WordPair("c", "1", "happy", "hapyp", "typo", "positive")])
+    first = Segmenter(bert.tokenizer, str(tmp_path / "a" / "model"), "sha256:" + "1" * 64)
+    second = Segmenter(bert.tokenizer, str(tmp_path / "b" / "model"), "sha256:" + "2" * 64)
+    written = [write_typing(tmp_path, segmenter, rows)[0] for segmenter in (first, second)]
+    assert [p.name for p in written] == ["model-111111111111.parquet", "model-222222222222.parquet"]
+    assert all(p.exists() for p in written)
+    assert slug("org/bert-base", "0123abcd" * 5) == "org--bert-base"  # a Hub id by its id, the commit in the file

@@ -249,3 +249,66 @@ def test_score_vs_noise_leaves_out_buckets_of_too_few_rows_and_draws_intervals(m
     assert [t.get_text() for t in edits.get_xticklabels()] == ["0", "2"]  # the 1-row bucket is not a point
     assert "1 bucket(s) under 20 rows not shown" in edits.get_title() and "not shown" not in cer.get_title()
     assert edits.containers and edits.containers[0].has_yerr  # error bars from each bucket's interval
+
+
+def _drawn(monkeypatch) -> dict:
+    """The figure each plot of :mod:`noisecraft.harness.plots` draws, instead of its PNG."""
+    pytest.importorskip("matplotlib")
+    import noisecraft.harness.plots as plots
+
+    drawn: dict = {}
+    monkeypatch.setattr(plots, "_save", lambda figure, path: drawn.setdefault("figure", figure) and path)
+    return drawn
+
+
+def test_clean_vs_noisy_labels_its_whisker_and_draws_word_salad_as_agreement(monkeypatch, tmp_path):
+    import noisecraft.harness.plots as plots
+
+    drawn = _drawn(monkeypatch)
+    salad = {"model": "m", "transformation": "drop@2", "task": "glue/sst2", "fields": ["sentence"],
+             "configs": ["sst2-drop"], "seeds": [0], "n": [100], "agreement_with": "original prediction",
+             "agreement": {"mean": 0.75, "sd": None, "values": [0.75]}, "chance": 0.5}
+    record = {"settings": {"confidence": 0.9}, "word_salad": [salad],
+              "results": [_result("m", "sst2-keyboard", "en", "keyboard@2", {}, 0.9, 0.8),
+                          _result("m", "sst2-drop", "en", "drop@2", {}, 0.9, 0.6)]}
+    plots.clean_vs_noisy(record, tmp_path / "p.png")
+    figure = drawn["figure"]
+    accuracy, agreement = figure.axes
+    assert [t.get_text() for t in accuracy.get_xticklabels()] == ["sst2-keyboard"]  # no salad config drawn as accuracy
+    assert accuracy.get_ylabel() == "accuracy (%)" and agreement.get_ylabel() == "agreement (%)"
+    assert [round(bar.get_height(), 6) for bar in agreement.patches] == [75.0]
+    assert [t.get_text() for t in agreement.get_xticklabels()] == [wrap_name("drop@2 glue/sst2", 18)]
+    legend = figure.legends[0]
+    assert legend.get_title().get_text() == "whiskers: noisy bars: 90 % paired bootstrap interval of clean − noisy"
+    assert {t.get_text() for t in legend.get_texts()} == {"m agreement", "chance (1/N labels)", "m clean", "m noisy"}
+
+
+def test_reliability_markers_grow_with_the_rows_of_their_bin_and_labels_clear_them(monkeypatch, tmp_path):
+    import noisecraft.harness.plots as plots
+
+    drawn = _drawn(monkeypatch)
+    bins = {"clean": [{"confidence": 0.3, "accuracy": 0.5, "n": 1}, {"confidence": 0.9, "accuracy": 0.85, "n": 140}],
+            "noisy": [{"confidence": 0.31, "accuracy": 0.5, "n": 70}, {"confidence": 0.88, "accuracy": 0.8, "n": 71}]}
+    result = _result("m", "c", "en", "keyboard@2", {}, 0.8, 0.7)
+    result["metrics"] |= {"reliability": bins, "ece": {"clean": 0.05, "noisy": 0.1}}
+    plots.reliability({"settings": {"confidence": 0.95}, "results": [result]}, tmp_path / "r.png")
+    [ax] = [a for a in drawn["figure"].axes if a.get_visible()]
+    clean, noisy = ax.collections
+    assert list(clean.get_sizes()) == [plots.marker_area(1, 140), plots.marker_area(140, 140)]
+    assert clean.get_sizes()[0] < 10 < 100 < clean.get_sizes()[1]  # a 1-row bin is not drawn like a 140-row one
+    labels = {(a.get_text(), a.get_color()): a for a in ax.texts}
+    for (text, _), label in labels.items():
+        radius = plots.marker_area(int(text), 140) ** 0.5 / 2
+        assert abs(label.xyann[0]) > radius and abs(label.xyann[1]) > radius  # the number sits clear of its marker
+    assert labels["1", plots.COLOURS[0]].xyann[1] > 0 > labels["70", plots.COLOURS[1]].xyann[1]  # clean above, noisy below
+
+
+def test_the_results_table_prints_no_clean_score_a_model_does_not_have():
+    from noisecraft.harness.report import NO_SHARED_CLEAN_NOTE, wide_table
+
+    same = [_result("m", c, "en", "keyboard@2", {}, 0.8, 0.7) for c in ("a", "b")]
+    assert "| m | 80.0 | 70.0 | 70.0 |" in wide_table(same, CLASSIFICATION) and "¹" not in wide_table(same, CLASSIFICATION)
+    differ = [_result("m", "a", "en", "keyboard@2", {}, 0.8, 0.7), _result("m", "b", "en", "swap@2", {}, 0.9, 0.7)]
+    table = wide_table(differ, CLASSIFICATION)
+    assert "varies" not in table and "| m | –¹ | 80.0 → 70.0 | 90.0 → 70.0 |" in table
+    assert table.endswith("\n\n" + NO_SHARED_CLEAN_NOTE)

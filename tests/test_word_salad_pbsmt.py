@@ -1,4 +1,4 @@
-"""pbsmt@1: per-label phrase-based generators (Gupta et al., 2021) on a toy MNLI-format corpus the repository ships
+"""pbsmt@1 and @2: per-label phrase-based generators (Gupta et al., 2021) on a toy MNLI-format corpus the repo ships
 (tests/data/pbsmt), plus the real XNLI-MT training slice of ../shared/corpora as a second layer."""
 
 from __future__ import annotations
@@ -138,7 +138,7 @@ def test_mrpc_is_refused_with_one_line_naming_the_config(tmp_path):
     mrpc = tmp_path / "mrpc_dev.tsv"
     mrpc.write_text("Quality\t#1 ID\t#2 ID\t#1 String\t#2 String\n1\t1\t2\tA cat sat .\tA cat sat down .\n",
                     encoding="utf-8")
-    with pytest.raises(ConfigError, match=r"^pbsmt@1\(task=mnli.*not defined for MRPC[^\n]*$"):
+    with pytest.raises(ConfigError, match=r"^pbsmt@2\(task=mnli.*not defined for MRPC[^\n]*$"):
         nc.build("glue/mrpc", nc.noise("pbsmt", data_file=str(TRAIN)), tmp_path / "out", data_file=mrpc,
                  fields=["sentence2"], progress=False)
     assert not any((tmp_path / "out").glob("*/*.parquet"))
@@ -166,7 +166,7 @@ def test_inputs_the_task_cannot_take_are_one_line_errors(params, texts, labels, 
     model = nc.noise("pbsmt", **{"data_file": str(TRAIN), **params})
     with pytest.raises(ConfigError, match=message) as error:
         model(texts, labels=labels)
-    assert "\n" not in str(error.value) and str(error.value).startswith("pbsmt@1(task=")
+    assert "\n" not in str(error.value) and str(error.value).startswith("pbsmt@2(task=")
 
 
 def test_the_language_model_is_normalised_as_kenlm_reads_it(tmp_path):
@@ -226,3 +226,23 @@ def test_real_sst2_sentences_continue_in_their_labels_words(tmp_path):
         assert words[:len(first)] == first
         assert set(words[len(first):]) <= {t for _, second in pairs[int(label)] for t in second}
     assert generated >= 30
+
+
+def test_a_generation_that_differs_only_in_whitespace_is_no_change(tmp_path):
+    """Real SST-2 sentences end in a space: run on its own training rows, a generator gives some second halves back
+    word for word. pbsmt@1 dropped the trailing space and counted such a row as changed (the card's example);
+    pbsmt@2 leaves the row as it is, and keeps the trailing space of the rows it changes."""
+    lines = corpus("glue/SST-2/dev.tsv").read_text(encoding="utf-8").splitlines()
+    train = tmp_path / "train.tsv"
+    train.write_text("\n".join(lines[:301]) + "\n", encoding="utf-8")
+    rows = [line.split("\t") for line in lines[1:61]]
+    texts, labels = [text for text, _ in rows], [int(label) for _, label in rows]
+    same_words = [i for i, n in enumerate(nc.noise("pbsmt@2", task="sst2", data_file=str(train))(texts, labels=labels))
+                  if n.text.split() == texts[i].split()]
+    v1 = nc.noise("pbsmt@1", task="sst2", data_file=str(train))(texts, labels=labels)
+    assert any(v1[i].edits for i in same_words)  # version 1's fault, kept as it is
+    for text, noised in zip(texts, nc.noise("pbsmt@2", task="sst2", data_file=str(train))(texts, labels=labels)):
+        if noised.text.split() == text.split():
+            assert noised.text == text and not noised.edits
+        else:
+            assert noised.text.endswith(" ") and text.endswith(" ") and noised.edits

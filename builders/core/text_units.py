@@ -321,6 +321,18 @@ def join_tokens(tokens: Sequence[str], lang: str) -> str:
     return "".join(pieces)
 
 
+@cache
+def letter_script(ch: str) -> str:
+    """The script of a letter, as the first word of its Unicode name: ``LATIN``, ``CYRILLIC``, ``ARABIC``, ``CJK``,
+    ``HIRAGANA``, ``HANGUL`` ... (``UNNAMED`` for a character without a name)."""
+    return unicodedata.name(ch, "UNNAMED").split(" ", 1)[0]
+
+
+def letter_scripts(text: str) -> frozenset[str]:
+    """The scripts (:func:`letter_script`) of the letters of ``text``; digits, marks and punctuation have none."""
+    return frozenset(letter_script(ch) for ch in text if ch.isalpha())
+
+
 def match_case(original: str, replacement: str) -> str:
     """Give ``replacement`` the case pattern of ``original`` (lower, Capitalised or UPPER)."""
     if original.isupper() and len(original) > 1:

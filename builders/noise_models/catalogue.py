@@ -47,10 +47,15 @@ MODELS: dict[tuple[str, int], tuple[str, str]] = {
     ("grammar", 2): ("grammar", "GrammarErrorsV2"),
     ("grammar-attack", 1): ("grammar_attack", "GrammarAttack"),
     ("drop", 1): ("word_salad_importance", "DropWords"),
+    ("drop", 2): ("word_salad_importance", "DropWordsV2"),
     ("repeat", 1): ("word_salad_importance", "RepeatWords"),
+    ("repeat", 2): ("word_salad_importance", "RepeatWordsV2"),
     ("replace", 1): ("word_salad_importance", "ReplaceWords"),
+    ("replace", 2): ("word_salad_importance", "ReplaceWordsV2"),
     ("copyone", 1): ("word_salad_importance", "CopyOne"),
+    ("copyone", 2): ("word_salad_importance", "CopyOneV2"),
     ("pbsmt", 1): ("word_salad_pbsmt", "WordSaladPBSMT"),
+    ("pbsmt", 2): ("word_salad_pbsmt", "WordSaladPBSMTV2"),
     ("typing", 1): ("typing", "TypingNoise"),
 }
 #: The newest version of each model, by name.

@@ -162,5 +162,25 @@ class WordSaladPBSMT(NoiseModel):
             else:
                 prefix = text[:cut].rstrip()
                 new = join_tokens(tokens, self.lang)
-                results.append(whole_field(text, join_tokens([prefix, new], self.lang) if prefix else new, "pbsmt"))
+                results.append(self._rewrite(text, join_tokens([prefix, new], self.lang) if prefix else new))
         return results
+
+    def _rewrite(self, text: str, generated: str) -> Noised:
+        """The row's text replaced by the generated one (version 1: as generated, its trailing space dropped)."""
+        return whole_field(text, generated, "pbsmt")
+
+
+@dataclass(frozen=True)
+class WordSaladPBSMTV2(WordSaladPBSMT):
+    """Per-label phrase-based generators replace the second text of a pair (SST-2: the second half of the sentence);
+    a generation that differs from the text only in whitespace is no change."""
+
+    version: ClassVar[int] = 2
+
+    def _rewrite(self, text: str, generated: str) -> Noised:
+        """Version 1 dropped the text's trailing whitespace (GLUE's SST-2 sentences end in a space), so a system that
+        gave the second half back word for word still counted as a change, and the card showed it as an example:
+        the generated text keeps the original's trailing whitespace, and one with the same words is no edit."""
+        if generated.split() == text.split():
+            return Noised(text, ())
+        return whole_field(text, generated + text[len(text.rstrip()):], "pbsmt")

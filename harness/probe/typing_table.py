@@ -3,7 +3,7 @@
 :func:`type_pairs` segments every distinct word once (batched) and types each pair
 (:mod:`noisecraft.harness.probe.corruption`); :func:`type_shares` gives the share of each type per noise
 kind, over the pairs whose segmentation changed; :func:`write_typing` writes the table as parquet
-and the shares as markdown, named after the tokenizer.
+and the shares as markdown, named after the tokenizer (a local folder by its name and content digest).
 """
 
 from __future__ import annotations
@@ -47,7 +47,8 @@ def type_shares(rows: Sequence[dict[str, Any]]) -> dict[str, dict[str, Any]]:
 
 def shares_markdown(segmenter: Segmenter, shares: dict[str, dict[str, Any]]) -> str:
     """The shares as a markdown table (one row per noise kind)."""
-    lines = [f"# Segmentation corruption: {slug(segmenter.name)}", "", f"Revision: `{segmenter.revision}`", "",
+    lines = [f"# Segmentation corruption: {slug(segmenter.name, segmenter.revision)}", "",
+             f"Revision: `{segmenter.revision}`", "",
              "| noise | pairs | unchanged | " + " | ".join(TYPES) + " |", "|---" * (len(TYPES) + 3) + "|"]
     for kind, entry in shares.items():
         lines.append(f"| {kind} | {entry['pairs']} | {entry['unchanged']} | "
@@ -55,17 +56,22 @@ def shares_markdown(segmenter: Segmenter, shares: dict[str, dict[str, Any]]) -> 
     return "\n".join(lines) + "\n"
 
 
-def slug(name: str) -> str:
-    """A file name for a model id or folder (``bert-base-uncased``, ``org--model``)."""
-    return re.sub(r"[^A-Za-z0-9._-]+", "-", Path(name).name if Path(name).is_dir() else name.replace("/", "--")).strip("-")
+def slug(name: str, revision: str) -> str:
+    """A file name for a model: a Hub id as itself (``bert-base-uncased``, ``org--model``); a local folder, whose
+    revision is its content digest (``sha256:...``), as its folder name and the digest's first 12 hex digits
+    (``model-3f2a9c0e1b7d``), so that two tokenizers saved in folders both called ``model`` never share a file."""
+    local = revision.startswith("sha256:")
+    base = f"{Path(name).name}-{revision.removeprefix('sha256:')[:12]}" if local else name.replace("/", "--")
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", base).strip("-")
 
 
 def write_typing(out: Path, segmenter: Segmenter, rows: Sequence[dict[str, Any]]) -> tuple[Path, Path]:
-    """``out/<model>.parquet`` (every typed pair) and ``out/<model>.md`` (the shares), each written atomically."""
+    """``out/<model>.parquet`` (every typed pair) and ``out/<model>.md`` (the shares), each written atomically
+    (``<model>``: :func:`slug`)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    name = slug(segmenter.name)
+    name = slug(segmenter.name, segmenter.revision)
     table = pa.Table.from_pylist(list(rows)).replace_schema_metadata(
         {"tokenizer": segmenter.name, "revision": segmenter.revision})
     parquet, markdown = out / f"{name}.parquet", out / f"{name}.md"
