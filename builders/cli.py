@@ -500,6 +500,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     handlers = {"build": cmd_build, "demo": cmd_demo, "publish": cmd_publish, "mine": cmd_mine,
                 "layouts": cmd_layouts, "noises": cmd_noises, "recipes": cmd_recipes, "evaluate": cmd_evaluate,
                 "probe": cmd_probe, "setup": cmd_setup, "export": cmd_export}
+    if getattr(args, "no_progress", False):
+        from noisecraft.core.progress import disable_library_bars
+
+        disable_library_bars()
     try:
         return handlers[args.command](args)
     except NoisecraftError as exc:
@@ -519,10 +523,15 @@ def run() -> None:
     and Python's finalization would otherwise walk everything the command imported and held once more: 0.2-0.3 s
     of a 1-second build of an XQuAD language, 0.09 s left with the freeze. Objects are still released as the
     interpreter tears down; only reference cycles are not collected, so an object that nothing but a cycle holds is
-    not finalized: everything a command writes is closed and renamed into place before :func:`main` returns."""
+    not finalized: everything a command writes is closed and renamed into place before :func:`main` returns.
+
+    Not after a model command that imported triton (transformers imports ``torch._dynamo``, which imports it): triton
+    is a nanobind extension, and nanobind reports every one of its objects still alive at exit, so the frozen cycles
+    would print ~40 lines of ``nanobind: leaked ...`` on stderr; such a command runs for seconds anyway."""
     signal.signal(signal.SIGTERM, _terminate)
     status = main()
-    gc.freeze()
+    if "triton" not in sys.modules:
+        gc.freeze()
     sys.exit(status)
 
 
