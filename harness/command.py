@@ -143,10 +143,6 @@ def _from_models(args: argparse.Namespace) -> Any:
     from noisecraft.harness.evaluation import evaluate
     from noisecraft.harness.models import ModelRequest
 
-    if args.no_progress:
-        from transformers.utils import logging as transformers_logging
-
-        transformers_logging.disable_progress_bar()
     requests = [ModelRequest.parse(m["name"], m["label_map"]) for m in args.models]
     return evaluate(args.dataset, requests, args.configs, revision=args.revision, split=args.split,
                     device=args.device, dtype=args.dtype, token_budget=args.token_budget,

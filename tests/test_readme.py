@@ -20,14 +20,11 @@ from pathlib import Path
 import pytest
 
 from conftest import CORPORA, REPO_ROOT, corpus
-from tiny_models import tiny_model
 
 README = REPO_ROOT / "README.md"
 CI_RUN = REPO_ROOT / ".ci" / "run"
 SKIP_MARK = "# not run by tests/test_readme.py:"
-#: Model folders the README's offline examples name, stood in for by tiny models (same layout and code path).
-LOCAL_MODELS = {"models/opus-mt-en-de": "marian-en-de", "models/opus-mt-de-en": "marian-de-en",
-                "models/squad-model": "qa-bert", "models/mrpc-model": "cls-mrpc", "models/causal-lm": "causal-lm"}
+SETUP_MODELS = "noisecraft setup example-models models/ --corpora ../shared/corpora"
 
 
 @dataclass(frozen=True)
@@ -95,11 +92,19 @@ def _bash(block: Block, work: Path) -> None:
 def test_readme_block_runs_as_printed(block: Block, workdir: Path) -> None:
     if block.skip_reason:
         pytest.skip(f"README.md:{block.line}: {block.skip_reason}")
-    for folder, name in LOCAL_MODELS.items():
-        if folder in block.code and not (workdir / folder).exists():
-            (workdir / folder).parent.mkdir(parents=True, exist_ok=True)
-            (workdir / folder).symlink_to(tiny_model(name), target_is_directory=True)
-    (_python if block.language == "python" else _bash)(block, workdir)
+    (_python if block.language == "python" else _bash)(block, workdir)  # nothing stood in: the reader's run
+
+
+def test_the_models_the_readme_names_are_made_by_its_first_model_block() -> None:
+    """Every ``models/NAME`` a run block uses is a folder ``noisecraft setup example-models`` makes, and the first
+    block that uses one makes them all: a reader with a checkout and the corpora runs every block as printed."""
+    from noisecraft.runtime.example_models import example_models
+
+    run = [b for b in BLOCKS if not b.skip_reason]
+    named = {m for b in run for m in re.findall(r"models/([A-Za-z0-9._-]+)", b.code)}
+    assert named and named <= set(example_models(Path("corpora"), 1)), named
+    first = next(b for b in run if re.search(r"models/[A-Za-z0-9._-]+", b.code))
+    assert SETUP_MODELS in first.code, f"README.md:{first.line}: the first block using models/ must make them"
 
 
 def test_every_block_is_run_or_says_why_not() -> None:

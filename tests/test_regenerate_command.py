@@ -244,3 +244,46 @@ def test_a_source_file_or_folder_keeps_the_manifest_digest_it_always_had(tmp_pat
     expected = hashlib.sha256(b"a.txt\0alpha\nb/c.txt\0gamma\n").hexdigest()
     assert _file_identity(folder) == {"name": "lexicon/", "sha256": expected}
     assert _file_identity(folder / "a.txt") == {"name": "a.txt", "sha256": hashlib.sha256(b"alpha\n").hexdigest()}
+
+
+def test_a_file_parameter_is_recorded_the_same_however_its_path_is_spelled(tmp_path, monkeypatch):
+    """``dictionary=misspellings-en/`` and ``dictionary=../misspellings-en``, ``model=models/mrpc-model`` and
+    ``model=mrpc-model``, from two working folders: the same rows, byte for byte (the name and the content digest
+    are recorded, not the path), and the card's command rebuilds them."""
+    from noisecraft.mining.misspellings import misspelling_dictionary
+    from noisecraft.mining.output import write_dictionary
+
+    from tiny_models import tiny_model
+
+    work = tmp_path / "work"
+    (work / "models").mkdir(parents=True)
+    wikipedia_list = tmp_path / "list.txt"
+    wikipedia_list.write_text("teh->the\nadn->and\nwich->which\n", encoding="utf-8")
+    write_dictionary(work / "misspellings-en", misspelling_dictionary([wikipedia_list], lang="en"))
+    shutil.copytree(tiny_model("cls-mrpc"), work / "models" / "mrpc-model")
+    data = tmp_path / "mrpc.tsv"
+    data.write_text("".join(corpus("glue/MRPC/dev.tsv").read_text(encoding="utf-8").splitlines(keepends=True)[:13]),
+                    encoding="utf-8")
+    spellings = {work: ("misspellings-en/", "models/mrpc-model"), work / "models": ("../misspellings-en", "mrpc-model")}
+    outs = []
+    for folder, (dictionary, model) in spellings.items():
+        monkeypatch.chdir(folder)
+        outs.append(tmp_path / f"out-{len(outs)}")
+        nc.build("glue/mrpc", [f"misspelling(dictionary={dictionary}, rate=1.0)", f"drop(model={model}, r=0.5)"],
+                 outs[-1], data_file=data, progress=False)
+    same_parquet(*outs)
+    import pyarrow.parquet as pq
+
+    params = [json.loads(pq.read_table(p).column("noise_params")[0].as_py()) for p in sorted(outs[0].rglob("*.parquet"))]
+    recorded = {k: v for p in params for k, v in p.items()}
+    assert recorded["dictionary"] == "misspellings-en" and recorded["model"] == "mrpc-model"
+    assert recorded["dictionary_digest"] and recorded["model_digest"].startswith("sha256:")
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    for argv, data in card_commands(outs[1]):  # each config's command: its files are under DATA (the data's folder)
+        assert "mrpc.tsv" in data
+        again = tmp_path / "again"
+        shutil.rmtree(again, ignore_errors=True)
+        assert main([{"DATA": str(tmp_path), "OUT": str(again)}.get(a, a) for a in argv[1:]] + ["--no-progress"]) == 0
+        for file in again.rglob("*.parquet"):
+            assert file.read_bytes() == (outs[0] / file.relative_to(again)).read_bytes(), argv

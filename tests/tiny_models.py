@@ -15,30 +15,19 @@ follow the installed library. ``save_pretrained`` stamps ``"transformers_version
 
 from __future__ import annotations
 
-import re
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+
+from noisecraft.runtime import example_models
 
 BUILDERS: dict[str, Callable[[Path], None]] = {}
 _ROOT = Path(tempfile.mkdtemp(prefix="noisecraft-tiny-models-"))
 
 
 #: The ``transformers_version`` every tiny model's config records: the version the golden files were written with.
-RECORDED_TRANSFORMERS_VERSION = "5.23.0"
-
-
-def save_pretrained(saveable: Any, folder: Path) -> None:
-    """``saveable.save_pretrained(folder)`` with the configs' version stamp pinned (see the module docstring)."""
-    saveable.save_pretrained(folder)
-    for name in ("config.json", "generation_config.json"):
-        path = folder / name
-        if path.is_file():
-            text = path.read_text(encoding="utf-8")
-            pinned = re.sub(r'"transformers_version": "[^"]*"',
-                            f'"transformers_version": "{RECORDED_TRANSFORMERS_VERSION}"', text)
-            path.write_text(pinned, encoding="utf-8")
+RECORDED_TRANSFORMERS_VERSION = example_models.RECORDED_TRANSFORMERS_VERSION
+save_pretrained = example_models.save_pretrained
 
 
 def builder(name: str) -> Callable[[Callable[[Path], None]], Callable[[Path], None]]:
@@ -71,76 +60,19 @@ def resolve_tiny(value: object) -> object:
 
 # --- sentences to train tokenizers on ------------------------------------------------------------
 
-CORPUS_EN = [
-    "When did Beyonce start becoming popular?", "What is the capital city of France?",
-    "Who wrote the novel Pride and Prejudice?", "How many people live in the city?",
-    "Which river flows through the capital?", "What year did the war end?",
-    "Where was the first university founded?", "Why did the company change its name?",
-]
-CORPUS_DE = [
-    "Wann wurde Beyonce bekannt?", "Was ist die Hauptstadt von Frankreich?",
-    "Wer schrieb den Roman Stolz und Vorurteil?", "Wie viele Menschen leben in der Stadt?",
-    "Welcher Fluss fließt durch die Hauptstadt?", "In welchem Jahr endete der Krieg?",
-    "Wo wurde die erste Universität gegründet?", "Warum hat die Firma ihren Namen geändert?",
-]
+CORPUS_EN = example_models.CORPUS_EN
 
 
 # --- Marian (opus-mt layout) -----------------------------------------------------------------------
 
-def _sentences(lang: str) -> list[str]:
-    """A few hundred varied sentences (templates over the corpus words) to train a vocabulary on."""
-    base = CORPUS_EN if lang == "en" else CORPUS_DE
-    words = sorted({w.strip("?,.") for s in base for w in s.split()})
-    return base + [" ".join(words[(i * 7 + k * 3) % len(words)] for k in range(3 + i % 6)) + "?" for i in range(300)]
-
-
-def _train_spm(sentences: list[str], path: Path, vocab_size: int = 200) -> list[str]:
-    import io
-
-    import sentencepiece as spm
-
-    buffer = io.BytesIO()
-    spm.SentencePieceTrainer.train(sentence_iterator=iter(sentences), model_writer=buffer, vocab_size=vocab_size,
-                                   model_type="unigram", character_coverage=1.0, hard_vocab_limit=False, bos_id=-1,
-                                   eos_id=-1, unk_id=0, minloglevel=2, num_threads=1)
-    path.write_bytes(buffer.getvalue())
-    processor = spm.SentencePieceProcessor(model_proto=buffer.getvalue())
-    return [processor.id_to_piece(i) for i in range(processor.get_piece_size())]
-
-
-def _marian(folder: Path, source: str, target: str) -> None:
-    import json
-
-    import torch
-    from transformers import MarianConfig, MarianMTModel, MarianTokenizer
-
-    pieces = _train_spm(_sentences(source), folder / "source.spm") + _train_spm(_sentences(target), folder / "target.spm")
-    vocab = {"</s>": 0, "<unk>": 1}
-    for piece in pieces:
-        vocab.setdefault(piece, len(vocab))
-    vocab["<pad>"] = len(vocab)
-    (folder / "vocab.json").write_text(json.dumps(vocab, ensure_ascii=False), encoding="utf-8")
-    MarianTokenizer(source_spm=str(folder / "source.spm"), target_spm=str(folder / "target.spm"),
-                    vocab=str(folder / "vocab.json"), source_lang=source, target_lang=target).save_pretrained(folder)
-    size = len(vocab)
-    config = MarianConfig(vocab_size=size, d_model=32, encoder_layers=1, decoder_layers=1, encoder_attention_heads=2,
-                          decoder_attention_heads=2, encoder_ffn_dim=64, decoder_ffn_dim=64, max_position_embeddings=256,
-                          pad_token_id=size - 1, decoder_start_token_id=size - 1, eos_token_id=0, forced_eos_token_id=0,
-                          init_std=2.0)
-    with torch.random.fork_rng():
-        torch.manual_seed(0)
-        model = MarianMTModel(config)
-    save_pretrained(model, folder)
-
-
 @builder("marian-en-de")
 def _marian_en_de(folder: Path) -> None:
-    _marian(folder, "en", "de")
+    example_models.random_marian(folder, "en", "de")
 
 
 @builder("marian-de-en")
 def _marian_de_en(folder: Path) -> None:
-    _marian(folder, "de", "en")
+    example_models.random_marian(folder, "de", "en")
 
 
 # --- Whisper (speech noise): random tiny models in openai-whisper's and transformers' formats ----------------------
@@ -559,22 +491,6 @@ def _cls_sentiment_minilm(folder: Path) -> None:
 
 @builder("causal-lm")
 def _causal_lm(folder: Path) -> None:
-    """A 2-layer random GPT-2 (hidden 32) with a byte-level BPE of 1000 tokens trained here on the demo sample's
-    words: any text encodes (bytes), and generation and scoring are fast enough to run lm-eval on CPU in a test."""
-    import torch
-    import transformers
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
-
-    bpe = Tokenizer(models.BPE())
-    bpe.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    bpe.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(vocab_size=1000, special_tokens=["<|endoftext|>"],
-                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False)
-    bpe.train_from_iterator(sorted(_wordpiece_vocab()) + CORPUS_EN, trainer)
-    transformers.PreTrainedTokenizerFast(tokenizer_object=bpe, eos_token="<|endoftext|>").save_pretrained(folder)
-    config = transformers.GPT2Config(vocab_size=bpe.get_vocab_size(), n_embd=32, n_layer=2, n_head=2, n_positions=1024,
-                                     bos_token_id=0, eos_token_id=0)
-    with torch.random.fork_rng():
-        torch.manual_seed(11)
-        model = transformers.GPT2LMHeadModel(config)
-    save_pretrained(model, folder)
+    """The README's random causal LM (:func:`~noisecraft.runtime.example_models.random_causal_lm`), its BPE trained on
+    the demo sample's words: generation and scoring are fast enough to run lm-eval on CPU in a test."""
+    example_models.random_causal_lm(folder, sorted(_wordpiece_vocab()) + CORPUS_EN)

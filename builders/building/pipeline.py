@@ -258,8 +258,9 @@ def run_batches(job: NoiseJob, data: SourceData, schema: Any, num_proc: int, bat
         # its noise and statistics build lazily (keyboard tables, tokenizers, memos) is then built once and
         # inherited by every worker, not built again in each
         done = iter([_process_item(next(work))])  # let go of once consumed
-    total = len(data.rows) if isinstance(data.rows, Sized) else None  # a streamed file is not counted ahead
-    bar = progress_bar(total=total, desc=desc, unit="row", disable=not progress, leave=False)
+    # a streamed file is not counted ahead: its count is known once a model's first pass has read it
+    total = len(data.rows) if isinstance(data.rows, Sized) else getattr(data.rows, "count", None)
+    bar = progress_bar(total=total, desc=desc, unit="row", disable=not progress)  # left drawn: the final count
     try:
         for result in chain(done, workers.imap(_process_item, work)):
             bar.update(result.stats.rows_in)

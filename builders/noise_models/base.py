@@ -155,11 +155,21 @@ class NoiseModel:
         return params_digest(self.seed_params())
 
     def shareable_params(self) -> dict[str, Any]:
-        """:meth:`params` with absolute local paths cut to their file names: what published rows and
-        cards record (the seed already holds the file's content digest)."""
+        """:meth:`params` with every local file or folder in a canonical form: its name (the path's last part,
+        without a trailing slash) and, as ``<param>_digest``, the digest of its content (:func:`content_digest`).
+        What published rows and cards record: ``dictionary=misspellings-en/`` and ``dictionary=../misspellings-en``,
+        ``model=models/sst2-model`` and ``model=sst2-model`` are the same parameter, so a config rebuilt from its
+        card's command, from any folder, is byte-identical. A Hub id or a built-in name is kept as given."""
         files = self.path_params()
-        return {key: Path(value).name if key in files and isinstance(value, str) and Path(value).is_absolute() else value
-                for key, value in self.params().items()}
+        out: dict[str, Any] = {}
+        for key, value in self.params().items():
+            digest = content_digest(value) if key in files and isinstance(value, str) and value else None
+            if digest is None:
+                out[key] = value
+            else:
+                out[key] = Path(value).expanduser().resolve().name
+                out[f"{key}_digest"] = digest
+        return out
 
     @classmethod
     def path_params(cls) -> set[str]:

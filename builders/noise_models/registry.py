@@ -231,9 +231,9 @@ def format_noise(model: NoiseModel, shareable: bool = False, where: Callable[[st
 
     ``parse_noise(format_noise(m))`` gives a model with the same output (a keyboard's layout is
     written out, so the language no longer matters). With ``shareable`` (cards), a file parameter
-    given as an absolute local path is written as its file name: the card names the file, and the
-    seed already holds its content digest. ``where`` (the card's regenerate command) writes each file
-    parameter's value as it says instead (a path under the command's ``DATA``)."""
+    naming a local file or folder is written as its name (``shareable_params``): the card names the
+    file, and the seed already holds its content digest. ``where`` (the card's regenerate command)
+    writes each file parameter's value as it says instead (a path under the command's ``DATA``)."""
     if len(model.steps()) > 1:
         return " | ".join(format_noise(step, shareable, where) for step in model.steps())
     recorded = model.shareable_params() if shareable else model.params()

@@ -110,8 +110,10 @@ def resolve_model(name: str, revision: str | None = None) -> ModelRef:
         if not (folder / "config.json").is_file():
             raise ConfigError(f"{name} is a folder without config.json: not a saved model")
         return ModelRef(str(folder), folder_digest(folder), local=True)
-    if name.count("/") > 1 or name.startswith((".", "/", "~")):
-        raise ConfigError(f"model {name!r}: no such folder, and not a Hugging Face Hub id")
+    if name.count("/") > 1 or name.startswith((".", "/", "~")) or folder.parent.is_dir() and folder.parent.name:
+        # ``models/opus-mt-en-de`` beside a ``models/`` folder names a folder, not the Hub's user "models"
+        raise ConfigError(f"model {name!r}: no such folder ({folder.resolve()} does not exist), and not a Hugging Face "
+                          "Hub id")
     return ModelRef(name, _hub_commit(name, revision), local=False)
 
 
@@ -133,9 +135,10 @@ def _hub_commit(name: str, revision: str | None) -> str:
     cached = try_to_load_from_cache(name, "config.json", revision=revision or "main")
     if isinstance(cached, str):  # .../models--org--name/snapshots/<commit>/config.json
         return Path(cached).parent.name
-    raise ConfigError(f"{UNREACHABLE} and model {name!r}{f' at revision {revision!r}' if revision else ''} is not in "
-                      f"the local Hugging Face cache: download it where there is network "
-                      f"(hf download {name}) or pass a local folder saved with save_pretrained()")
+    raise ConfigError(f"model {name!r}: there is no folder {name} here ({Path.cwd()}), {UNREACHABLE} and the Hub id "
+                      f"{name}{f' at revision {revision!r}' if revision else ''} is not in the local Hugging Face cache: "
+                      f"download it where there is network (hf download {name}) or pass a local folder saved with "
+                      "save_pretrained()")
 
 
 _LOADED: dict[tuple[Any, ...], Any] = {}

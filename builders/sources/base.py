@@ -111,18 +111,29 @@ class FileRows(Iterable[dict[str, Any]]):
     ``read()`` gives the rows afresh from the file's start (a generator, or a list). The first row is read when
     this object is made, so a file that is wrong from its start (missing, a wrong header, no rows) is an error when
     the source is loaded; every later iteration (a model's first pass over the split's inputs, then the batches)
-    reads the file again. There is no ``len``: counting would read the file; ``list(rows)`` holds every row."""
+    reads the file again. There is no ``len``: counting would read the file; ``list(rows)`` holds every row.
+    :attr:`count` is the number of rows once an iteration has read the file to its end (a model's first pass), so
+    that the build's progress bar has a total when it can be had for free."""
 
     def __init__(self, read: Callable[[], Iterable[dict[str, Any]]]) -> None:
         self._read = read
         started = iter(read())
         self._started: tuple[Any, Iterator[dict[str, Any]]] | None = (next(started, _END), started)
+        self.count: int | None = None
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
         if self._started is None:
-            return iter(self._read())
+            return self._counted(iter(self._read()))
         (first, rest), self._started = self._started, None
-        return iter(()) if first is _END else chain((first,), rest)
+        return iter(()) if first is _END else self._counted(chain((first,), rest))
+
+    def _counted(self, rows: Iterator[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+        """``rows``, setting :attr:`count` when they run out."""
+        count = 0
+        for row in rows:
+            count += 1
+            yield row
+        self.count = count
 
 
 def row_batches(rows: Iterable[dict[str, Any]], size: int) -> Iterator[list[dict[str, Any]]]:
