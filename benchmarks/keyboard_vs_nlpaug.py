@@ -38,8 +38,9 @@ import subprocess
 import time
 from pathlib import Path
 
+from results_page import publish
+
 from noisecraft.core.seeding import example_rngs
-from noisecraft.core.stats import format_table
 from noisecraft.core.text_units import word_pattern
 from noisecraft.noise_models.base import NoiseInput
 from noisecraft.noise_models.registry import create
@@ -123,7 +124,7 @@ def main() -> None:
                  "1.00x", ""))
     print(f"{len(texts):,} XQuAD-en questions ({args.copies} copies, {words:,} words), rate 0.25, CPU time, median of "
           f"{args.rounds} interleaved rounds\n")
-    print(format_table(("", "words/s", "us/question", "nlpaug time / ours", "previous"), rows))
+    print(publish("keyboard_vs_nlpaug", ("", "words/s", "us/question", "nlpaug time / ours", "previous"), rows))
 
 
 if __name__ == "__main__":

@@ -24,10 +24,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from build_scaling import DEFAULT_WORKDIR, DEFAULT_XQUAD, synthetic_squad  # noqa: E402
+from results_page import publish  # noqa: E402
 
 import noisecraft.core.stats as stats_module  # noqa: E402
 from noisecraft.building.pipeline import ConfigRequest, build_all  # noqa: E402
-from noisecraft.core.stats import format_table  # noqa: E402
 
 #: Statistics' share of a build's CPU before: counted by the C extension, by its Python fallback, and issue 22's.
 BEFORE = {"question context": (26, 64, 67), "question": (21, 51, 40)}
@@ -83,7 +83,7 @@ def main() -> None:
         rows.append((fields, f"{total:.2f}", f"{spent:.2f}", f"{100 * spent / total:.0f} %",
                      *(f"{before} %" for before in BEFORE[fields])))
     print(f"{args.rows:,} rows, keyboard noise, one process, CPU seconds, median of {args.rounds}\n")
-    print(format_table(("fields", "build s", "statistics s", "share", "C extension before", "Python fallback before",
+    print(publish("stats_share", ("fields", "build s", "statistics s", "share", "C extension before", "Python fallback before",
                         "issue 22"), rows))
 
 
