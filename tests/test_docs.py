@@ -147,6 +147,7 @@ def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return work
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("page_block", BLOCKS, ids=lambda pb: f"{pb[0]}:{pb[1].line}")
 def test_docs_block_runs_as_printed(page_block: tuple[str, Block], workdir: Path) -> None:
     page, block = page_block
