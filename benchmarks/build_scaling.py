@@ -314,12 +314,13 @@ def main() -> None:
         finally:
             subprocess.run(["git", "worktree", "remove", "--force", str(OLD_TREE)], cwd=REPO, check=True)
 
-    from noisecraft.core.stats import format_table
+    from results_page import publish
 
     print(f"noisecraft build, keyboard noise, synthetic SQuAD (XQuAD-en paragraphs repeated), {os.cpu_count()} cores; "
           f"peak RSS: main = build process, workers = largest descendant, all = ru_maxrss over both; tree = peak of "
           f"the sum over all processes (PSS: shared pages split)\n")
-    print(format_table(("impl", "rows", "fields", "num_proc", "seconds", "cli s", "cpu s", "others", "rows/s", "main MB",
+    print(publish(
+        "build_scaling", ("impl", "rows", "fields", "num_proc", "seconds", "cli s", "cpu s", "others", "rows/s", "main MB",
                         "workers MB", "all MB", "tree RSS MB", "tree PSS MB", "shards", "speedup"), table_rows(runs)))
     print("\n" + "\n".join(speedup_summary(runs)))
     print("\nprevious (issue 22, before one forked pool): 88k rows with contexts at --num-proc 2 peaked at 1,153 MB over "

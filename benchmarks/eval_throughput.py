@@ -35,6 +35,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from results_page import publish
+
 REPO = Path(__file__).resolve().parents[1]
 CORPORA = Path(os.environ.get("NOISECRAFT_CORPORA", REPO.parent / "shared" / "corpora"))
 #: (file, first column, second column) of the GLUE files read, in order.
@@ -181,14 +183,14 @@ def main() -> None:
     print(f"{len(pairs):,} GLUE pairs (mean {sum(lengths) / len(lengths):.1f} tokens, max {max(lengths)}), "
           f"{args.size} classifier, {device}, {placement.dtype}, token budget {head.token_budget:,}\n")
     extrapolated = " (extrapolated)" if sample < len(pairs) else ""
-    print("| method | pairs timed | wall s | CPU s | pairs/s (wall) | wall s for all pairs |")
-    print("|---|---|---|---|---|---|")
-    print(f"| one pair at a time | {sample:,} | {loop_clock.wall:.1f} | {loop_clock.cpu:.1f} | "
-          f"{sample / loop_clock.wall:,.0f} | {loop_clock.wall * scale:.1f}{extrapolated} |")
-    print(f"| length-bucketed batches (harness) | {len(pairs):,} | {batched_clock.wall:.1f} | {batched_clock.cpu:.1f} | "
-          f"{len(pairs) / batched_clock.wall:,.0f} | {batched_clock.wall:.1f} |")
-    print(f"| re-run from the prediction cache | {len(pairs):,} | {cached_clock.wall:.2f} | {cached_clock.cpu:.2f} | "
-          f"{len(pairs) / cached_clock.wall:,.0f} | {cached_clock.wall:.2f} |")
+    rows = [("one pair at a time", f"{sample:,}", f"{loop_clock.wall:.1f}", f"{loop_clock.cpu:.1f}",
+             f"{sample / loop_clock.wall:,.0f}", f"{loop_clock.wall * scale:.1f}{extrapolated}"),
+            ("length-bucketed batches (harness)", f"{len(pairs):,}", f"{batched_clock.wall:.1f}",
+             f"{batched_clock.cpu:.1f}", f"{len(pairs) / batched_clock.wall:,.0f}", f"{batched_clock.wall:.1f}"),
+            ("re-run from the prediction cache", f"{len(pairs):,}", f"{cached_clock.wall:.2f}", f"{cached_clock.cpu:.2f}",
+             f"{len(pairs) / cached_clock.wall:,.0f}", f"{cached_clock.wall:.2f}")]
+    print(publish("eval_throughput", ("method", "pairs timed", "wall s", "CPU s", "pairs/s (wall)", "wall s for all pairs"),
+                  rows, markdown=True))
     print(f"\nspeed-up of batches over the loop: {loop_clock.wall * scale / batched_clock.wall:.1f}x wall, "
           f"{loop_clock.cpu * scale / batched_clock.cpu:.1f}x CPU; predicted labels that differ between loop and "
           f"batches: {mismatches} of {sample:,}")

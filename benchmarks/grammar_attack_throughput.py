@@ -30,8 +30,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("NOISECRAFT_CORPORA", str(Path(__file__).resolve().parents[2] / "shared" / "corpora"))
 
+from results_page import publish  # noqa: E402
+
 from noisecraft.core.seeding import example_rng  # noqa: E402
-from noisecraft.core.stats import format_table  # noqa: E402
 from noisecraft.noise_models.base import NoiseInput, PairText  # noqa: E402
 from noisecraft.noise_models.grammar_attack import GrammarAttack  # noqa: E402
 from noisecraft.runtime.heads import BoundHead, Probabilities, load_head  # noqa: E402
@@ -94,7 +95,8 @@ def main() -> None:
         table.append((name, victim.head.placement.device, victim.computed, f"{seconds:.1f}", f"{victim.computed / seconds:.0f}"))
     same = sum(a.text == b.text for a, b in zip(*outputs))  # padding moves the last digits of a probability only
     table.append(("speed-up", "", "", "", f"{float(table[1][4]) / float(table[0][4]):.1f}x"))
-    print(format_table(("victim calls", "device", "queries", "wall s", "queries/s"), table, markdown=True))
+    print(publish(
+        "grammar_attack_throughput", ("victim calls", "device", "queries", "wall s", "queries/s"), table, markdown=True))
     status = [n.columns["attack_status"] for n in outputs[1]]
     attacked = status.count("succeeded") + status.count("failed")
     words = [n.columns["attack_words_modified"] for n in outputs[1] if n.columns["attack_status"] == "succeeded"]

@@ -27,10 +27,10 @@ import time
 from pathlib import Path
 
 import pyarrow.parquet as pq
+from results_page import publish
 
 import noisecraft as nc
 from noisecraft.core.edits import Edit
-from noisecraft.core.stats import format_table
 from noisecraft.grammar.nltk_data import prepare_nltk_data
 from noisecraft.grammar.tagging import word_spans
 from noisecraft.mining.gec import gec_dictionary
@@ -96,7 +96,8 @@ def main() -> None:
             rows.append((f"grammar@{version}", source, field, stats["rows"], f"{ours:.2f} %", f"{paper:.2f} %",
                          f"{ours - paper:+.2f}", f"{100 * mean([tagger_word_share(o, e) for o, e in pairs]):.1f} %",
                          stats["rows_changed"], f"{seconds:.1f}", by_type))
-    print(format_table(("noise", "task", "field", "rows", "words modified (paper's count)", "paper", "ours - paper",
+    print(publish(
+        "grammar_fidelity", ("noise", "task", "field", "rows", "words modified (paper's count)", "paper", "ours - paper",
                         "edits / tagger words", "rows changed", "build s", "errors by type"), rows, markdown=True))
 
 

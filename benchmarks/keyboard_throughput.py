@@ -19,9 +19,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from results_page import publish
+
 from noisecraft.building.pipeline import ConfigRequest, build_all
 from noisecraft.core.seeding import example_rngs
-from noisecraft.core.stats import format_table
 from noisecraft.core.text_units import word_pattern
 from noisecraft.errors import ConfigError
 from noisecraft.noise_models.base import NoiseInput, NoiseModel
@@ -92,7 +93,8 @@ def main() -> None:
                  f"{total_rows / total_noise:,.0f}", "", f"{total_noise * 1000:.1f}", ""))
     print(f"keyboard@{args.version} ({args.mode}, rate 0.25) on XQuAD questions, noise only, best of {args.repeat}, "
           "one core\n")
-    print(format_table(("lang", "rows", "words", "words/s", "rows/s", "rng rows/s", "noise ms", "layout"), rows))
+    print(publish(
+        "keyboard_throughput", ("lang", "rows", "words", "words/s", "rows/s", "rng rows/s", "noise ms", "layout"), rows))
 
     out = Path(tempfile.mkdtemp(prefix="noisecraft-bench-"))
     try:

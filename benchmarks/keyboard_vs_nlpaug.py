@@ -15,8 +15,8 @@ less than wall time; each figure is the median of ``--rounds`` interleaved round
 * ``keyboard@2 generators + apply``: the same without the Python API's input checks (``model(...)`` checks the
   texts for lone surrogates, in one pass, and makes the chain bookkeeping): the example generators derived and one
   :class:`~noisecraft.noise_models.base.NoiseInput` made, then ``model.apply``;
-* ``keyboard@2 noise only``: ``model.apply`` on a batch whose generators are already derived and seeded (the figure
-  issue 22 calls noise-only, in words/s; it includes each state's first twist, done on the first draw); the rows with
+* ``keyboard@2 noise only``: ``model.apply`` on a batch whose generators are already derived and seeded (noise
+  only, in words/s; it includes each state's first twist, done on the first draw); the rows with
   generators are the comparison that counts;
 * ``nlpaug KeyboardAug``: ``aug.augment(texts)`` with one word in four changed (``aug_word_p=0.25``), one character
   per changed word (``aug_char_min=aug_char_max=1``), words of two characters or more, no special characters or
@@ -24,9 +24,6 @@ less than wall time; each figure is the median of ``--rounds`` interleaved round
   global generator, with no per-example randomness at all.
 
 Words are runs of word characters (:func:`noisecraft.core.text_units.word_pattern`), as in ``keyboard_throughput.py``.
-The "previous" column is the figure before the last change to this path, on the same machine: the idle run (one
-run of 9 rounds, load 0.3-0.4) of the code that seeded the generators and ran keyboard@2's token loop in a C
-extension, since removed.
 """
 
 from __future__ import annotations
@@ -38,17 +35,15 @@ import subprocess
 import time
 from pathlib import Path
 
+from results_page import publish
+
 from noisecraft.core.seeding import example_rngs
-from noisecraft.core.stats import format_table
 from noisecraft.core.text_units import word_pattern
 from noisecraft.noise_models.base import NoiseInput
 from noisecraft.noise_models.registry import create
 
 DEFAULT_XQUAD = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "xquad" / "xquad.en.json"
 DEFAULT_NLPAUG_PYTHON = "/tmp/venv-nlpaug/bin/python"
-
-#: The figures before the last change (see the module's docstring), printed beside the new ones.
-PREVIOUS = {"keyboard@1": "3.34x", "keyboard@2": "16.86x", "apply": "14.21x", "noise only": "2.76 M words/s"}
 
 PEER = r"""
 import json, sys, time
@@ -118,12 +113,13 @@ def main() -> None:
     labels = {"keyboard@1": "keyboard@1 (with generators)", "keyboard@2": "keyboard@2 (with generators)",
               "apply": "keyboard@2 generators + apply", "noise only": "keyboard@2 noise only"}
     rows = [(label, f"{words / median[name]:,.0f}", f"{1e6 * median[name] / len(texts):.1f}",
-             f"{peer_time / median[name]:.2f}x", PREVIOUS[name]) for name, label in labels.items()]
+             f"{peer_time / median[name]:.2f}x") for name, label in labels.items()]
     rows.append(("nlpaug 1.1.11 KeyboardAug", f"{words / peer_time:,.0f}", f"{1e6 * peer_time / len(texts):.1f}",
-                 "1.00x", ""))
+                 "1.00x"))
     print(f"{len(texts):,} XQuAD-en questions ({args.copies} copies, {words:,} words), rate 0.25, CPU time, median of "
           f"{args.rounds} interleaved rounds\n")
-    print(format_table(("", "words/s", "us/question", "nlpaug time / ours", "previous"), rows))
+    print(publish("keyboard_vs_nlpaug", ("", "words/s", "us/question", "nlpaug time / ours"), rows,
+                  notes=f"{len(texts):,} XQuAD-en questions, rate 0.25, CPU time, median of {args.rounds} rounds."))
 
 
 if __name__ == "__main__":

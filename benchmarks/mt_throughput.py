@@ -78,9 +78,9 @@ def main() -> None:
     os.environ["NOISECRAFT_CACHE"] = str(work / "cache")
 
     import torch
+    from results_page import publish
     from transformers import AutoModelForSeq2SeqLM, AutoTokenizer
 
-    from noisecraft.core.stats import format_table
     from noisecraft.runtime import load_pretrained, pick_placement, resolve_model
     from noisecraft.runtime.seq2seq import DecodeSettings, Seq2SeqGenerator
 
@@ -136,7 +136,7 @@ def main() -> None:
          f"{loop_round_trip / batched:.1f}x"],
         ["rebuild from the cache (one direction)", f"{cached / len(questions):.5f}", f"{cached:.2f}", "-"],
     ]
-    print(format_table(["path", "s per generation", "s per round trip of XQuAD-en", "speed-up"], rows))
+    print(publish("mt_throughput", ["path", "s per generation", "s per round trip of XQuAD-en", "speed-up"], rows))
 
 
 if __name__ == "__main__":

@@ -86,11 +86,11 @@ def main() -> None:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 
+    from results_page import publish
     from wikiedits_mining import synthetic_dump
 
     from noisecraft.building.executors import RayExecutor
     from noisecraft.building.workers import LocalExecutor
-    from noisecraft.core.stats import format_table
     from noisecraft.mining.mediawiki import read_dump
     from noisecraft.mining.wikiedits import WikiEditMiner, dictionary_rows, mine_dumps
 
@@ -207,7 +207,7 @@ def main() -> None:
         ray.shutdown()
     print(f"{args.cpus} CPUs; Ray local cluster start-up {start_ray:.1f} s (not counted below); load average "
           f"{load_start:.1f} at the start, {os.getloadavg()[0]:.1f} at the end\n")
-    print(format_table(("job", "engine", "seconds", "throughput"),
+    print(publish("ray_engine", ("job", "engine", "seconds", "throughput"),
                        [(job, engine, *values) for (job, engine), values in results.items()]))
 
 

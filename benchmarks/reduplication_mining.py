@@ -148,7 +148,7 @@ def main() -> None:
                  for name in miners}
         regex = run_child(args.threads, "naive", corpora, str(path.with_suffix(".subset.json")))
 
-    from noisecraft.core.stats import format_table
+    from results_page import publish
 
     subset = min(args.naive_tweets, args.tweets)
     extrapolated = regex["seconds"] * args.tweets / subset
@@ -164,7 +164,8 @@ def main() -> None:
                   f"{subset / regex['seconds']:,.0f}", "-", regex["variants"]))
     table.append(("naive regex loop (extrapolated)", f"{args.tweets:,}", f"{extrapolated:,.2f}",
                   f"{args.tweets / extrapolated:,.0f}", "-", "-"))
-    print(format_table(("method", "tweets", "seconds (best)", "tweets/s", "peak RSS", "variants found"), table))
+    print(publish(
+        "reduplication_mining", ("method", "tweets", "seconds (best)", "tweets/s", "peak RSS", "variants found"), table))
     every = "; ".join(f"{name}: " + ", ".join(f"{run['seconds']:.2f} s {run['peak_mb']:.0f} MB" for run in found)
                       for name, found in runs.items())
     print(f"\nall runs: {every}")

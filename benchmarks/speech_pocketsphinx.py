@@ -21,7 +21,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from noisecraft.core.stats import field_scores, format_table, normalised_scores
+from results_page import publish
+
+from noisecraft.core.stats import field_scores, normalised_scores
 from noisecraft.noise_models.base import model_input, prepare_steps
 from noisecraft.noise_models.speech import SpeechInterfaceNoise
 from noisecraft.noise_models.speech_asr import write_domain_lm
@@ -77,7 +79,8 @@ def main() -> None:
             generic = SpeechInterfaceNoise(tts="espeak", asr="pocketsphinx")
             *seconds, texts = run(generic, sample)
             rows.append(row("generic en-US LM", sample, tuple(seconds), texts))
-    print(format_table(("recogniser", "questions", "TTS s", "ASR s", "CER", "WER", "BLEU", "CER norm", "WER norm",
+    print(publish(
+        "speech_pocketsphinx", ("recogniser", "questions", "TTS s", "ASR s", "CER", "WER", "BLEU", "CER norm", "WER norm",
                         "BLEU norm", "changed %"), rows, markdown=True))
     for question, transcript in examples:
         print(f"  {question!r} -> {transcript!r}")

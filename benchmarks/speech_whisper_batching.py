@@ -20,7 +20,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from noisecraft.core.stats import format_table
+from results_page import publish
+
 from noisecraft.noise_models.base import model_input, prepare_steps
 from noisecraft.noise_models.speech import SpeechInterfaceNoise
 
@@ -74,7 +75,9 @@ def main() -> None:
             placement = model.runtime().recogniser.placement
             rows.append((args.size, placement.device, placement.dtype, len(questions), batch, f"{seconds:.2f}",
                          f"{seconds / len(questions):.3f}"))
-    print(format_table(("model", "device", "dtype", "questions", "batch", "seconds", "s/question"), rows, markdown=True))
+    print(publish(
+        "speech_whisper_batching", ("model", "device", "dtype", "questions", "batch", "seconds", "s/question"), rows,
+        markdown=True))
     same = sum(a == b for a, b in zip(*outputs))
     print(f"speed-up {float(rows[0][5]) / float(rows[1][5]):.1f}x; identical transcripts {same}/{len(questions)} "
           "(GPU arithmetic is not bitwise stable across batch shapes; on CPU they agree)")

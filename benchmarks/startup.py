@@ -2,9 +2,7 @@
 
 Every command pays start-up before it does anything, and ``--help`` and ``noises`` are nothing but
 start-up. Each command runs ``--repeat`` times in a fresh interpreter; the table shows the median and the
-best run beside the figures measured before (issue 22: 0.09 s before the noise registry imported every
-model to print their names, then 0.40 s for ``--help`` and 0.34 s for ``build --help``), and the bare
-interpreter (``python -c pass``) as the floor. Median CPU time, not wall time: the build machine is
+best run, with the bare interpreter (``python -c pass``) as the floor. Median CPU time, not wall time: the build machine is
 shared, and CPU time is what the command itself costs.
 
 Usage: python benchmarks/startup.py [--repeat 15]
@@ -18,16 +16,11 @@ import statistics
 import subprocess
 import sys
 
-from noisecraft.core.stats import format_table
+from results_page import publish
 
-#: (command, previous CPU seconds or None, where the figure comes from)
-COMMANDS = (
-    (["-c", "pass"], None, "the interpreter alone"),
-    (["-m", "noisecraft.cli", "--help"], 0.40, "issue 22 (0.09 s before the registry imported every model)"),
-    (["-m", "noisecraft.cli", "build", "--help"], 0.34, "issue 22"),
-    (["-m", "noisecraft.cli", "noises"], None, "imported every model, as --help did"),
-    (["-m", "noisecraft.cli", "mine", "--help"], None, ""),
-)
+#: The commands timed: the interpreter alone, then what runs on every start of the CLI.
+COMMANDS = (["-c", "pass"], ["-m", "noisecraft.cli", "--help"], ["-m", "noisecraft.cli", "build", "--help"],
+            ["-m", "noisecraft.cli", "noises"], ["-m", "noisecraft.cli", "mine", "--help"])
 
 
 def cpu_seconds(args: list[str]) -> float:
@@ -43,12 +36,12 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=15, help="runs per command (default: %(default)s)")
     args = parser.parse_args()
     rows = []
-    for command, previous, note in COMMANDS:
+    for command in COMMANDS:
         runs = [cpu_seconds(command) for _ in range(args.repeat)]
         shown = "python " + " ".join(command).replace("-m noisecraft.cli", "noisecraft")
-        rows.append((shown, f"{statistics.median(runs):.3f}", f"{min(runs):.3f}",
-                     f"{previous:.2f}" if previous is not None else "-", note))
-    print(format_table(("command", "CPU s (median)", "CPU s (best)", "before", "figure before"), rows))
+        rows.append((shown, f"{statistics.median(runs):.3f}", f"{min(runs):.3f}"))
+    print(publish("startup", ("command", "CPU s (median)", "CPU s (best)"), rows,
+                  notes=f"{args.repeat} runs each: user + system CPU time of the whole process."))
     print(f"\n{args.repeat} runs each; {os.cpu_count()} CPUs; load average {os.getloadavg()[0]:.2f}")
 
 

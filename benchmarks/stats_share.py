@@ -4,9 +4,7 @@ Builds a synthetic SQuAD file (XQuAD-en paragraphs repeated, as ``build_scaling.
 ``keyboard`` noise on ``question`` and on ``question context``, and times ``ConfigStats.add`` (CPU time,
 ``time.process_time``) inside the whole build. The statistics are counted batch by batch by rapidfuzz, jiwer's word
 split and sacrebleu. A warm-up build runs first (imports); every build starts with the statistics' memos empty, as
-in a fresh process. Each setting runs ``--rounds`` times, interleaved; medians are printed beside the shares
-measured before: with the C extension ``noisecraft._counting`` (26 % with contexts, 21 % for questions), with its
-pure-Python fallback (64 %, 51 %), and issue 22's before any of this work (67 %, 40 %).
+in a fresh process. Each setting runs ``--rounds`` times, interleaved; medians are printed.
 
 Usage: python benchmarks/stats_share.py [--rows 10000] [--rounds 3]
 """
@@ -24,13 +22,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from build_scaling import DEFAULT_WORKDIR, DEFAULT_XQUAD, synthetic_squad  # noqa: E402
+from results_page import publish  # noqa: E402
 
 import noisecraft.core.stats as stats_module  # noqa: E402
 from noisecraft.building.pipeline import ConfigRequest, build_all  # noqa: E402
-from noisecraft.core.stats import format_table  # noqa: E402
-
-#: Statistics' share of a build's CPU before: counted by the C extension, by its Python fallback, and issue 22's.
-BEFORE = {"question context": (26, 64, 67), "question": (21, 51, 40)}
 
 #: The statistics' memos, emptied before every build.
 MEMOS = ("_word_count", "_bleu")
@@ -71,7 +66,7 @@ def main() -> None:
     data_file = DEFAULT_WORKDIR / f"squad-{args.rows}.json"
     if not data_file.is_file():
         synthetic_squad(DEFAULT_XQUAD, args.rows, data_file)
-    runs: dict[str, list[tuple[float, float]]] = {fields: [] for fields in BEFORE}
+    runs: dict[str, list[tuple[float, float]]] = {fields: [] for fields in ("question context", "question")}
     share(data_file, ("question",))  # warm-up, not counted: imports and first-use setup
     for _ in range(args.rounds):
         for fields in runs:
@@ -80,11 +75,10 @@ def main() -> None:
     for fields, results in runs.items():
         total = statistics.median(t for t, _ in results)
         spent = statistics.median(s for _, s in results)
-        rows.append((fields, f"{total:.2f}", f"{spent:.2f}", f"{100 * spent / total:.0f} %",
-                     *(f"{before} %" for before in BEFORE[fields])))
+        rows.append((fields, f"{total:.2f}", f"{spent:.2f}", f"{100 * spent / total:.0f} %"))
     print(f"{args.rows:,} rows, keyboard noise, one process, CPU seconds, median of {args.rounds}\n")
-    print(format_table(("fields", "build s", "statistics s", "share", "C extension before", "Python fallback before",
-                        "issue 22"), rows))
+    print(publish("stats_share", ("fields", "build s", "statistics s", "share"), rows,
+                  notes=f"{args.rows:,} rows, keyboard noise, one process, CPU seconds, median of {args.rounds}."))
 
 
 if __name__ == "__main__":

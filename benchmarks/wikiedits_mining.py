@@ -147,11 +147,11 @@ def main() -> None:
                 for mode in MODES:
                     runs[mode].append(run(path, mode, warm_up))
             rows += rows_of(label, mb, runs)
-        from noisecraft.core.stats import format_table
+        from results_page import publish
 
         print(f"median of {args.repeat} interleaved runs, CPU seconds (vs bare: median of the runs' own ratios); "
               f"{load()}\n")
-        print(format_table(("file", "job", "CPU s", "pages/s", "MB/s", "vs bare", "of which mwparserfromhell s",
+        print(publish("wikiedits_mining", ("file", "job", "CPU s", "pages/s", "MB/s", "vs bare", "of which mwparserfromhell s",
                             "sacremoses s", "word pairs", "peak RSS MB"), rows))
 
 

@@ -14,6 +14,7 @@ import os
 import re
 import subprocess
 import sys
+import types
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -66,11 +67,16 @@ def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _python(block: Block, work: Path) -> None:
-    namespace: dict = {"__name__": "__readme__"}
-    previous = Path.cwd()
+    """Run the block as a script would: a module of its own (a dataclass defined in it finds its module), compiled
+    without this file's ``from __future__`` flags (annotations are evaluated as a reader's Python does)."""
+    module = types.ModuleType("__readme__")
+    namespace = module.__dict__
+    previous, saved = Path.cwd(), sys.modules.get("__readme__")
     os.chdir(work)
+    sys.modules["__readme__"] = module
     try:
-        exec(compile(block.code, f"README.md:{block.line}", "exec"), namespace)  # noqa: S102 - the README's own code
+        code = compile(block.code, f"README.md:{block.line}", "exec", dont_inherit=True)
+        exec(code, namespace)  # noqa: S102 - the README's own code
         for number, line in enumerate(block.code.splitlines(), block.line + 1):
             shown = re.match(r"^(\S.*?)\s+# -> (.+)$", line)
             if shown:
@@ -78,6 +84,10 @@ def _python(block: Block, work: Path) -> None:
                 assert got == shown.group(2), f"README.md:{number}: {shown.group(1)} gives {got}, README says {shown.group(2)}"
     finally:
         os.chdir(previous)
+        if saved is None:
+            sys.modules.pop("__readme__", None)
+        else:
+            sys.modules["__readme__"] = saved
 
 
 def _bash(block: Block, work: Path) -> None:
