@@ -7,6 +7,7 @@ bytes with the first build's.
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 import shutil
