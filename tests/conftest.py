@@ -91,3 +91,25 @@ def without_segmenters(monkeypatch: pytest.MonkeyPatch):
     monkeypatch.undo()
     text_units.segmenter.cache_clear()
     text_units._run_lengths.cache_clear()
+
+
+def beside_the_corpora(tmp_path_factory: pytest.TempPathFactory, name: str) -> Path:
+    """``<tmp>/noisecraft`` (``scripts`` linked from the checkout) beside ``<tmp>/shared/corpora`` (the real
+    corpora), as a reader's checkout sits: the folder the README's and the docs' blocks run in."""
+    corpus("MANIFEST.tsv")  # skips (fails in CI) without the corpora
+    root = tmp_path_factory.mktemp(name)
+    (root / "shared").mkdir()
+    (root / "shared" / "corpora").symlink_to(CORPORA.resolve(), target_is_directory=True)
+    work = root / "noisecraft"
+    work.mkdir()
+    (work / "scripts").symlink_to(REPO_ROOT / "scripts", target_is_directory=True)
+    return work
+
+
+@pytest.fixture(scope="module")
+def ray_cluster():
+    """A local two-CPU Ray for the module (the executors use it rather than starting their own)."""
+    ray = pytest.importorskip("ray", reason="the Ray engine tests need the [ray] extra (part of [test])")
+    ray.init(num_cpus=2, include_dashboard=False, object_store_memory=100 * 1024**2, logging_level="ERROR")
+    yield ray
+    ray.shutdown()

@@ -134,17 +134,10 @@ def test_recipes_layouts_and_results_are_generated(site: Path) -> None:
 
 @pytest.fixture(scope="module")
 def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """``<tmp>/noisecraft`` (``scripts`` linked from the checkout) beside ``<tmp>/shared/corpora``, as the README's."""
-    from conftest import CORPORA, corpus
+    """The reader's checkout beside the real corpora (:func:`conftest.beside_the_corpora`), the blocks' cwd."""
+    from conftest import beside_the_corpora
 
-    corpus("MANIFEST.tsv")  # skips (fails in CI) without the corpora
-    root = tmp_path_factory.mktemp("docs")
-    (root / "shared").mkdir()
-    (root / "shared" / "corpora").symlink_to(CORPORA.resolve(), target_is_directory=True)
-    work = root / "noisecraft"
-    work.mkdir()
-    (work / "scripts").symlink_to(REPO_ROOT / "scripts", target_is_directory=True)
-    return work
+    return beside_the_corpora(tmp_path_factory, "docs")
 
 
 @pytest.mark.slow

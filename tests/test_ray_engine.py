@@ -31,15 +31,6 @@ TWEETS = ["sentiment140/testdata.manual.2009.06.14.csv",
 LEXICON = ["opinion_lexicon/positive-words.txt", "opinion_lexicon/negative-words.txt"]
 
 
-@pytest.fixture(scope="module")
-def ray_cluster():
-    """A local two-CPU Ray for this module (the executors use it rather than starting their own)."""
-    ray = pytest.importorskip("ray", reason="the Ray engine tests need the [ray] extra (part of [test])")
-    ray.init(num_cpus=2, include_dashboard=False, object_store_memory=100 * 1024**2, logging_level="ERROR")
-    yield ray
-    ray.shutdown()
-
-
 def _files(folder: Path) -> dict[str, bytes]:
     return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import CORPORA, REPO_ROOT, corpus
+from conftest import REPO_ROOT
 
 README = REPO_ROOT / "README.md"
 CI_RUN = REPO_ROOT / ".ci" / "run"
@@ -54,16 +54,10 @@ BLOCKS = code_blocks(README.read_text(encoding="utf-8"))
 
 @pytest.fixture(scope="module")
 def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """``<tmp>/noisecraft`` (the cwd: ``scripts`` linked from the checkout, local model folders) beside
-    ``<tmp>/shared/corpora`` (the real corpora)."""
-    corpus("MANIFEST.tsv")  # skips (fails in CI) without the corpora
-    root = tmp_path_factory.mktemp("readme")
-    (root / "shared").mkdir()
-    (root / "shared" / "corpora").symlink_to(CORPORA.resolve(), target_is_directory=True)
-    work = root / "noisecraft"
-    work.mkdir()
-    (work / "scripts").symlink_to(REPO_ROOT / "scripts", target_is_directory=True)
-    return work
+    """The reader's checkout beside the real corpora (:func:`conftest.beside_the_corpora`), the blocks' cwd."""
+    from conftest import beside_the_corpora
+
+    return beside_the_corpora(tmp_path_factory, "readme")
 
 
 def _python(block: Block, work: Path) -> None:

@@ -303,14 +303,6 @@ def test_an_unreachable_ray_address_fails_in_seconds_with_one_line(tmp_path):
         nc.build("demo", out=tmp_path / "b", engine="ray", ray_address="headnode")
 
 
-@pytest.fixture(scope="module")
-def ray_cluster():
-    ray = pytest.importorskip("ray", reason="the Ray engine tests need the [ray] extra (part of [test])")
-    ray.init(num_cpus=2, include_dashboard=False, object_store_memory=100 * 1024**2, logging_level="ERROR")
-    yield ray
-    ray.shutdown()
-
-
 @ray_installed
 def test_a_ray_worker_or_actor_that_keeps_dying_is_one_noisecraft_line(ray_cluster):
     from noisecraft.building.executors import RayExecutor, RayFailed

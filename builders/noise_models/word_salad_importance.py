@@ -412,7 +412,11 @@ class ReplaceWords(_ImportanceSalad):
         k = how_many(self.r, len(order))
         if not k:
             return Noised(text, ())
-        return self._substitute(text, tokens, word_tokens, order[len(order) - k:], self._runtime.vocabulary, rng)
+        return self._substitute(text, tokens, word_tokens, order[len(order) - k:], self._pool(text), rng)
+
+    def _pool(self, text: str) -> tuple[str, ...]:
+        """The words a replacement is drawn from: the whole vocabulary."""
+        return self._runtime.vocabulary
 
 
 @dataclass(frozen=True)
@@ -497,10 +501,6 @@ class ReplaceWordsV2(ReplaceWords):
                 "classifier's vocabulary written in the text's own scripts (alphabetic, no special tokens or "
                 "continuation pieces), drawn per example.")
 
-    def _transform(self, text: str, tokens: list[Span], word_tokens: list[int], order: list[int],
-                   rng: ExampleRng) -> Noised:
-        k = how_many(self.r, len(order))
-        if not k:
-            return Noised(text, ())
-        pool = self._runtime.vocabulary_in(letter_scripts(text))
-        return self._substitute(text, tokens, word_tokens, order[len(order) - k:], pool, rng)
+    def _pool(self, text: str) -> tuple[str, ...]:
+        """The vocabulary words written in the text's own scripts."""
+        return self._runtime.vocabulary_in(letter_scripts(text))
