@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import noisecraft as nc
-from noisecraft.building.executors import RayExecutor, make_executor
+from noisecraft.building.executors import RayExecutor, make_executor, num_proc_of
 from noisecraft.errors import ConfigError, InputError
 from noisecraft.mining.registry import mine
 from noisecraft.mining.wikiedits import WikiEditMiner, dictionary_rows, mine_dumps
@@ -291,4 +291,4 @@ def test_the_cli_gives_a_ray_started_here_every_cpu_unless_num_proc_is_given(mon
              ("--engine", "ray", "--ray-address", "auto"): 1, ("--num-proc", "3"): 3}
     for command in (build, wiki):
         for extra, want in cases.items():
-            assert cli._num_proc(cli._parser().parse_args(command + list(extra))) == want, (command[0], extra)
+            assert num_proc_of(cli._parser().parse_args(command + list(extra))) == want, (command[0], extra)
