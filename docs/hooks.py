@@ -146,10 +146,11 @@ def link_package() -> None:
             link.symlink_to(target.resolve(), target_is_directory=target.is_dir())
 
 
-def on_config(config: Any, **_: Any) -> Any:
-    """Link the package for the API reference before any page is read."""
+def on_startup(**_: Any) -> None:
+    """Link the package for the API reference at start-up, before any plugin reads its configuration (mkdocstrings
+    collects from the linked folder: linked later, in ``on_config``, the first build of a fresh checkout missed
+    the subpackages mapped from other folders)."""
     link_package()
-    return config
 
 
 def on_page_markdown(markdown: str, **_: Any) -> str:
