@@ -78,7 +78,7 @@ def test_drop_with_a_nan_classifier_is_one_line_and_writes_nothing(nan_classifie
     assert main(["build", "--source", "glue/sst2", "--data-file", str(sst2(tmp_path)), "--noise",
                  f"drop(model={nan_classifier})", "--out", str(out), "--no-progress"]) == 2
     assert "nan-classifier gives NaN or infinite" in one_error(capsys)
-    assert not (out / "noisecraft.json").exists()
+    assert not (out / "README.md").exists()
 
 
 @needs_torch
@@ -224,7 +224,7 @@ def test_grammar_attack_on_a_source_without_class_labels_is_one_line(attack_file
     noise = nc.noise("grammar-attack", **attack_files, victim=str(tiny_model("cls-mrpc")))
     with pytest.raises(ConfigError, match=r"grammar-attack@1: demo .* has no class-label column, so a row has no label"):
         nc.build("demo", noise, tmp_path / "out", progress=False)
-    assert not (tmp_path / "out" / "noisecraft.json").exists()
+    assert not (tmp_path / "out" / "README.md").exists()
     chain = nc.chain(nc.noise("keyboard", rate=0.1), noise)
     with pytest.raises(ConfigError, match="has no class-label column"):
         nc.perturb(datasets_of({"id": ["a"], "text": ["The teacher gives homework ."]}), chain, ["text"])
