@@ -216,16 +216,22 @@ def _add_setup(commands: Any) -> None:
     examples.add_argument("--steps", type=int, default=100, help="fine-tuning steps per model (default: %(default)s)")
 
 
+#: The listing commands: name, help, description.
+LISTINGS = (
+    ("recipes", "list the recipes that ship with noisecraft (noisecraft build NAME builds one)",
+     "List the recipe catalogue, one line each: its name and what it builds. noisecraft build NAME builds a recipe "
+     "by name from any folder."),
+    ("layouts", "list the built-in keyboard layouts and their languages",
+     "List the built-in keyboard layouts and their languages."),
+    ("noises", "list every noise model with its version, capabilities and parameters",
+     "List every noise model (name@version), what it can take and keep, and its declared parameters with type, "
+     "default and help. Use them as --noise 'NAME(key=value, ...)'."),
+)
+
+
 def _add_listings(commands: Any) -> None:
-    commands.add_parser("recipes", help="list the recipes that ship with noisecraft (noisecraft build NAME builds one)",
-                        description="List the recipe catalogue, one line each: its name and what it builds. "
-                                    "noisecraft build NAME builds a recipe by name from any folder.")
-    commands.add_parser("layouts", help="list the built-in keyboard layouts and their languages",
-                        description="List the built-in keyboard layouts and their languages.")
-    commands.add_parser("noises", help="list every noise model with its version, capabilities and parameters",
-                        description="List every noise model (name@version), what it can take and keep, and its "
-                                    "declared parameters with type, default and help. Use them as "
-                                    "--noise 'NAME(key=value, ...)'.")
+    for name, help_text, description in LISTINGS:
+        commands.add_parser(name, help=help_text, description=description)
 
 
 def _add_layout_options(group: argparse._ActionsContainer) -> None:

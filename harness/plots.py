@@ -84,7 +84,7 @@ def clean_vs_noisy(record: dict[str, Any], path: Path) -> Path:
     whiskers = [f"noisy bars: {ci_text(record)} paired bootstrap interval of clean − noisy"] if tasks else []
     if any(row["agreement"]["sd"] is not None for row in salad):
         whiskers.append("agreement: sd over seeds")
-    figure.legend(list(handles.values()), list(handles), fontsize=8, ncols=min(4, len(handles)),
+    figure.legend(list(handles.values()), list(handles), fontsize=8, ncols=min(2, len(handles)),  # a narrow figure
                   loc="outside lower center", frameon=False, title=f"whiskers: {'; '.join(whiskers)}" if whiskers else None,
                   title_fontsize=8)
     return _save(figure, path)

@@ -9,7 +9,9 @@ import importlib.util
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -45,21 +47,29 @@ def sst2(tmp_path: Path, rows: int = 12) -> Path:
 # --- NaN weights -----------------------------------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def nan_classifier(tmp_path_factory: pytest.TempPathFactory) -> str:
-    """``cls-one-word-sst2`` with every weight set to NaN (saved and loaded through ``from_pretrained``)."""
+def edited_classifier(folder: Path, edit: Callable[[Any], None]) -> str:
+    """``cls-one-word-sst2`` with its weights changed by ``edit`` (under ``torch.no_grad``), saved to ``folder`` and
+    loaded back through ``from_pretrained`` as any model folder is."""
     import torch
     import transformers
 
-    folder = tmp_path_factory.mktemp("nan") / "nan-classifier"
     source = tiny_model("cls-one-word-sst2")
     model = transformers.AutoModelForSequenceClassification.from_pretrained(source)
     with torch.no_grad():
-        for weight in model.parameters():
-            weight.fill_(float("nan"))
+        edit(model)
     model.save_pretrained(folder)
     transformers.AutoTokenizer.from_pretrained(source).save_pretrained(folder)
     return str(folder)
+
+
+@pytest.fixture(scope="module")
+def nan_classifier(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """``cls-one-word-sst2`` with every weight set to NaN."""
+    def to_nan(model: Any) -> None:
+        for weight in model.parameters():
+            weight.fill_(float("nan"))
+
+    return edited_classifier(tmp_path_factory.mktemp("nan") / "nan-classifier", to_nan)
 
 
 @needs_torch
@@ -176,17 +186,12 @@ def test_evaluate_refuses_a_config_cut_after_the_build(tmp_path, capsys):
 def constant_classifier(tmp_path_factory: pytest.TempPathFactory) -> str:
     """``cls-one-word-sst2`` whose classification layer ignores the text: always the first label."""
     import torch
-    import transformers
 
-    folder = tmp_path_factory.mktemp("constant") / "constant-classifier"
-    source = tiny_model("cls-one-word-sst2")
-    model = transformers.AutoModelForSequenceClassification.from_pretrained(source)
-    with torch.no_grad():
+    def constant(model: Any) -> None:
         model.classifier.weight.zero_()
         model.classifier.bias.copy_(torch.tensor([5.0, -5.0]))
-    model.save_pretrained(folder)
-    transformers.AutoTokenizer.from_pretrained(source).save_pretrained(folder)
-    return str(folder)
+
+    return edited_classifier(tmp_path_factory.mktemp("constant") / "constant-classifier", constant)
 
 
 @needs_torch

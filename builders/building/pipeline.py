@@ -463,6 +463,7 @@ def describe_config(repo: DatasetRepo, plan: ConfigPlan, written: WrittenConfig)
     if file is not None and location is not None:
         file["path"] = location[0]  # under the data root the card's DATA names
     origin = f"{file['name']} (sha256 {file['sha256'][:16]}...)" if file else plan.data.origin  # no local paths in cards
+    provenance = model.provenance()
     return {
         "spec": plan.spec,
         "origin": origin,
@@ -470,19 +471,18 @@ def describe_config(repo: DatasetRepo, plan: ConfigPlan, written: WrittenConfig)
                   "file": file},
         "stats": stats,
         "warnings": [_shareable(warning) for step in model.steps() for warning in step.build_warnings(stats)],
-        "provenance": model.provenance(),
+        "provenance": provenance,
         "examples": written.examples,
-        "card": card_entry(repo, plan, stats, origin, location),
+        "card": card_entry(repo, plan, stats, origin, location, provenance),
     }
 
 
 def card_entry(repo: DatasetRepo, plan: ConfigPlan, stats: dict[str, Any], origin: str,
-               location: tuple[str, str, Path] | None) -> dict[str, Any]:
+               location: tuple[str, str, Path] | None, provenance: dict[str, Any] | None) -> dict[str, Any]:
     """What the card says of the config, kept in the manifest so that the card is rendered from the manifest alone
     (:mod:`noisecraft.dataset.card`): a config keeps the text of the model version and toolkit that built it, and a
     reader of the folder needs neither to render or check it."""
     model, request, info = plan.job.model, plan.request, plan.data.info
-    provenance = model.provenance()
     command, files_note = _command(request, location, model, plan.job.fields, plan.name, plan.data.split, repo)
     return {
         "source_pretty": info.pretty, "hub_id": info.hub_id, "license": info.license,
