@@ -416,13 +416,13 @@ def mine_dumps(miner: WikiEditMiner, dumps: list[Path], checkpoints: Path, num_p
     A file that is not a readable MediaWiki dump raises :class:`InputError`, or with ``keep_going``
     gives an empty :class:`FileResult` whose ``skipped`` says why (counted in ``files_skipped``).
     """
-    from noisecraft.core.progress import progress_bar
+    from tqdm.auto import tqdm
 
     run: Counter[str] = Counter()
     results: list[FileResult] = []
     if engine != "local" or (num_proc > 1 and len(dumps) > 1):
         with make_executor(engine, min(num_proc, max(len(dumps), 1)), ray_address) as pool:
-            with progress_bar(total=len(dumps), unit="file", desc="wikiedits", disable=not progress) as bar:
+            with tqdm(total=len(dumps), unit="file", desc="wikiedits", disable=not progress) as bar:
                 for result, resumed in pool.imap(_mine_one, [(miner, d, checkpoints, keep_going) for d in dumps]):
                     results.append(result)
                     run["files_resumed"] += resumed
@@ -431,7 +431,7 @@ def mine_dumps(miner: WikiEditMiner, dumps: list[Path], checkpoints: Path, num_p
                     bar.set_postfix(pages=sum(r.stats["pages"] for r in results),
                                     pairs=sum(r.stats["word_pairs"] for r in results))
         return results, run
-    with progress_bar(unit="page", desc="wikiedits", disable=not progress) as bar:
+    with tqdm(unit="page", desc="wikiedits", disable=not progress) as bar:
         totals = Counter(revisions=0, pairs_before=0)
 
         def on_page(new_revisions: int, file_pairs: int) -> None:

@@ -1,15 +1,14 @@
 """The cyclic garbage collector, kept off what a build or a mining run holds for its whole length.
 
-A build holds hundreds of thousands of long-lived objects: the modules it imported (pandas, pyarrow, the
-noise's own), its tables and memos, the heap its forked workers inherit. Python's collector walks every one of
-them at each full collection, and a build's own allocations trigger many: 18 while noising 100k SQuAD questions
-in one process, 1.7 s of its 10.7 s. :func:`gc.freeze` moves every object tracked now into a permanent
-generation that collections skip. :func:`long_lived` does that for the length of a block and undoes it when the
-outermost such block ends, so a notebook that runs a build gets its collector back as it was.
+A build holds hundreds of thousands of long-lived objects: the modules it imported (pandas, pyarrow, the noise's
+own), its tables and memos. Python's collector walks every one of them at each full collection, and a build's own
+allocations trigger many: 18 while noising 100k SQuAD questions in one process, 1.7 s of its 10.7 s.
+:func:`gc.freeze` moves every object tracked now into a permanent generation that collections skip.
+:func:`long_lived` does that for the length of a block and undoes it when the outermost such block ends, so a
+notebook that runs a build gets its collector back as it was.
 
 Only the collector's bookkeeping changes: objects are still freed by reference counting as soon as nothing holds
-them, outputs are the same, and a cycle among frozen objects is found by the first full collection after the
-block. In a forked worker, frozen inherited objects also stay on the pages it shares with its parent.
+them, outputs are the same, and a cycle among frozen objects is found by the first full collection after the block.
 """
 
 from __future__ import annotations

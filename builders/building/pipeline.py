@@ -234,7 +234,7 @@ def run_batches(job: NoiseJob, data: SourceData, schema: Any, num_proc: int, bat
     a second batch they run on the build's executor (``pool``: a :class:`~noisecraft.building.workers.LocalExecutor` of
     ``num_proc`` processes, made for this call when not given, or a :class:`~noisecraft.building.executors.RayExecutor`),
     a bounded window of batches in flight (memory stays bounded by the batch)."""
-    from noisecraft.core.progress import progress_bar
+    from tqdm.auto import tqdm
 
     batches = _numbered(data.rows, batch_size)
     head = list(islice(batches, 2))  # a split of one batch runs here; a second one is worth the workers
@@ -251,18 +251,11 @@ def run_batches(job: NoiseJob, data: SourceData, schema: Any, num_proc: int, bat
                 seen.add(row["id"])
             yield job, schema, data.origin, start, rows
 
-    work = items()
-    done: Iterator[BatchResult] = iter(())
-    if parallel:
-        # the first batch runs here, before the workers are forked (with the first batch ``imap`` submits): what
-        # its noise and statistics build lazily (keyboard tables, tokenizers, memos) is then built once and
-        # inherited by every worker, not built again in each
-        done = iter([_process_item(next(work))])  # let go of once consumed
     # a streamed file is not counted ahead: its count is known once a model's first pass has read it
     total = len(data.rows) if isinstance(data.rows, Sized) else getattr(data.rows, "count", None)
-    bar = progress_bar(total=total, desc=desc, unit="row", disable=not progress)  # left drawn: the final count
+    bar = tqdm(total=total, desc=desc, unit="row", disable=not progress)  # left drawn: the final count
     try:
-        for result in chain(done, workers.imap(_process_item, work)):
+        for result in workers.imap(_process_item, items()):
             bar.update(result.stats.rows_in)
             yield result
     finally:

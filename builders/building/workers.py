@@ -6,16 +6,11 @@ few items, never by the input. Outputs never depend on which worker did what: ev
 Builds (batches of rows) and miners (dump files) both run through it.
 
 The pool is made on first use (a build whose splits fit in one batch never starts a process) and kept until
-:meth:`LocalExecutor.close`, so a build reuses its workers across all its configs. How they start
-(:func:`start_method`):
-
-* ``fork`` on Linux when this process runs no other thread and no library with a native thread pool is loaded:
-  the workers share the parent's imported modules (copy-on-write; frozen first,
-  :func:`~noisecraft.building.collector.long_lived`, so a collection in a worker does not copy every inherited object)
-  instead of importing the package again, which made each spawned worker cost 230-380 MB and a second of start-up;
-* ``spawn`` otherwise (macOS, Windows; threads running; torch or another library with native thread pools loaded,
-  as model-based noise does): forking a process with threads can deadlock on a lock another thread held. The
-  package's progress bars start no thread (:mod:`noisecraft.core.progress`), and a closed pool leaves none.
+:meth:`LocalExecutor.close`, so a build reuses its workers across all its configs. Workers are **spawned** (a fresh
+interpreter that imports what the first item needs), never forked: a fork copies only the calling thread, and the
+native threads of libraries (Ray's after ``ray.shutdown()``, OpenMP's, a test runner's I/O thread), which
+:mod:`threading` does not see, may hold a lock that the child then waits on forever. Spawning is what Python does on
+macOS and Windows; it costs each worker its imports (about a second and a few hundred MB), once per build.
 
 Every worker ignores Ctrl-C (the parent handles it and stops the workers). On Linux each worker asks the kernel to
 end it when its parent dies (``prctl(PR_SET_PDEATHSIG)``, through the C library): a parent killed outright
@@ -31,31 +26,19 @@ import os
 import pickle
 import signal
 import sys
-import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from contextlib import ExitStack
 from typing import Any, TypeVar
 
-from noisecraft.building.collector import long_lived
 from noisecraft.errors import NoisecraftError
 
 T = TypeVar("T")
 R = TypeVar("R")
 
-#: Modules whose native thread pools (invisible to :mod:`threading`) do not survive a fork (OpenMP, MKL, rayon: polars).
-FORK_UNSAFE_MODULES = ("torch", "tensorflow", "jax", "tokenizers", "polars")
 #: ``prctl``'s option that makes the kernel signal a process when its parent dies (linux/prctl.h).
 PR_SET_PDEATHSIG = 1
-
-
-def start_method() -> str:
-    """``fork`` where it is safe (Linux, a single Python thread, no native thread pool loaded), else ``spawn``."""
-    if sys.platform != "linux" or threading.active_count() > 1:
-        return "spawn"
-    return "spawn" if any(name in sys.modules for name in FORK_UNSAFE_MODULES) else "fork"
 
 
 def check_in_flight(in_flight: int | None) -> None:
@@ -70,13 +53,11 @@ class WorkerDied(NoisecraftError):
 
 def _worker_start(parent: int) -> None:
     """Every worker's first step. Ctrl-C reaches the whole terminal's process group: the parent handles it (and
-    stops the workers), so a worker ignores it rather than print a traceback of its own; SIGTERM, which the parent
-    sends to stop it, ends it at once (a forked worker inherits the CLI's handler, which would unwind instead).
-    Then, on Linux, the kernel is asked to send SIGKILL when the parent dies: the pool's queues stay open in the
-    worker itself, so a parent killed outright would not end it otherwise. A parent that died before the request
-    (the worker has been adopted: another parent pid) ends the worker at once."""
+    stops the workers), so a worker ignores it rather than print a traceback of its own. Then, on Linux, the kernel
+    is asked to send SIGKILL when the parent dies: the pool's queues stay open in the worker itself, so a parent
+    killed outright would not end it otherwise. A parent that died before the request (the worker has been adopted:
+    another parent pid) ends the worker at once."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     if sys.platform == "linux":
         ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
         if os.getppid() != parent:
@@ -122,7 +103,6 @@ class LocalExecutor:
             raise ValueError("num_proc must be at least 1")
         self.num_proc = num_proc
         self._pool: ProcessPoolExecutor | None = None
-        self._frozen = ExitStack()
 
     @property
     def parallel(self) -> bool:
@@ -136,13 +116,9 @@ class LocalExecutor:
         self.close()
 
     def start(self) -> ProcessPoolExecutor:
-        """The pool (made on the first call, with the start method this process allows then); its workers start
-        with the first item submitted to it."""
+        """The pool (made on the first call); its workers are spawned with the first item submitted to it."""
         if self._pool is None:
-            method = start_method()
-            if method == "fork":  # inherited objects stay shared: a worker's collections do not touch them
-                self._frozen.enter_context(long_lived())
-            self._pool = ProcessPoolExecutor(self.num_proc, mp_context=multiprocessing.get_context(method),
+            self._pool = ProcessPoolExecutor(self.num_proc, mp_context=multiprocessing.get_context("spawn"),
                                              initializer=_worker_start, initargs=(os.getpid(),))
         return self._pool
 
@@ -191,4 +167,3 @@ class LocalExecutor:
             for process in _processes(pool):
                 process.terminate()
             pool.shutdown(wait=True)
-        self._frozen.close()

@@ -1,36 +1,10 @@
-"""Progress bars of the package: tqdm's, without tqdm's monitor thread.
-
-tqdm starts a monitor thread (a watchdog that refreshes a bar whose updates slowed down) with the first bar a
-process makes, **even a disabled one** (``disable=True``, as ``--no-progress`` and ``progress=False`` give), and a
-disabled bar never stops it. A running thread makes forking unsafe, so every later worker pool in that process
-(:mod:`noisecraft.building.workers`: the next build in a notebook, the second ``mine_dumps`` of a script) was spawned
-instead of forked: each worker importing the package again, hundreds of MB and about a second each. Our bars are
-updated once per batch, file or page, so they do without the watchdog; a user's own tqdm bars keep theirs.
-"""
+"""Progress of the libraries a command drives: the bars of huggingface_hub, transformers and datasets, which
+``--no-progress`` hides as it hides the package's own (``tqdm.auto`` bars with ``disable=``)."""
 
 from __future__ import annotations
 
 import os
 import sys
-from functools import cache
-from typing import Any
-
-
-@cache
-def _bar_class() -> type:
-    from tqdm.auto import tqdm
-
-    class ProgressBar(tqdm):  # type: ignore[misc,valid-type]
-        """``tqdm.auto.tqdm`` that starts no monitor thread."""
-
-        monitor_interval = 0
-
-    return ProgressBar
-
-
-def progress_bar(*args: Any, **kwargs: Any) -> Any:
-    """A ``tqdm.auto.tqdm`` bar (same arguments) that starts no thread, enabled or not."""
-    return _bar_class()(*args, **kwargs)
 
 
 def disable_library_bars() -> None:

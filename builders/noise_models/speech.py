@@ -99,7 +99,7 @@ class SpeechRuntime:
         """Transcripts of texts no cache holds, in batches of similar length, each stored here as it finishes. In a
         Ray build's ``prepare`` pass every clip is synthesised here first (into the audio cache) and each batch is
         recognised by a model actor (:mod:`noisecraft.runtime.offload`): the same batches, so the same transcripts."""
-        from noisecraft.core.progress import progress_bar
+        from tqdm.auto import tqdm
 
         batches = length_batches([len(t) for t in texts], _BATCH_CHARACTERS, self.recogniser.batch_size,
                                  [stable_key(t) for t in texts])
@@ -111,7 +111,7 @@ class SpeechRuntime:
             for chunk in chunks:  # the audio cache then holds every clip the actors read (one batch in memory)
                 self.audio(chunk)
         results: list[str] = [""] * len(texts)
-        with progress_bar(total=len(texts), desc="speech", unit="text", disable=not progress or not texts, leave=False) as bar:
+        with tqdm(total=len(texts), desc="speech", unit="text", disable=not progress or not texts, leave=False) as bar:
             for size in gather_chunks(runner, partial(_recognise_chunk, self), chunks, batches, store, results, "speech"):
                 bar.update(size)
         return results

@@ -134,11 +134,11 @@ class WordSaladPBSMT(NoiseModel):
         return labels, sources, cuts
 
     def _generate(self, batch: NoiseInput, progress: bool) -> tuple[list[int], list[list[str]], list[int]]:
-        from noisecraft.core.progress import progress_bar
+        from tqdm.auto import tqdm
 
         labels, sources, cuts = self._sources(batch)
         runnable = [i for i, cut in enumerate(cuts) if cut >= 0]
-        with progress_bar(total=len(runnable), desc=f"{self.noise_id} decoding", unit="text", leave=False,
+        with tqdm(total=len(runnable), desc=f"{self.noise_id} decoding", unit="text", leave=False,
                   disable=not progress) as bar:
             outputs = self.runtime().outputs([labels[i] for i in runnable], [sources[i] for i in runnable], bar.update)
         generated: list[list[str]] = [[] for _ in batch.texts]

@@ -57,11 +57,11 @@ def run_batched(items: Sequence[T], lengths: Sequence[int], fn: Callable[[list[T
     ``on_batch(indices, results)`` is called after every batch (the cache stores results as they are
     made, so an interrupted run keeps what it computed). The progress bar shows items/s.
     """
-    from noisecraft.core.progress import progress_bar
+    from tqdm.auto import tqdm
 
     results: list[Any] = [None] * len(items)
     batches = length_batches(lengths, token_budget, max_batch, keys)
-    with progress_bar(total=len(items), desc=desc, unit=unit, disable=not progress or not items, leave=False) as bar:
+    with tqdm(total=len(items), desc=desc, unit=unit, disable=not progress or not items, leave=False) as bar:
         for batch in batches:
             out = fn([items[i] for i in batch])
             if len(out) != len(batch):

@@ -73,7 +73,7 @@ class Seq2SeqGenerator:
         batch translated here or, in a Ray build's ``prepare`` pass, by a model actor (the chunk runner of
         :mod:`~noisecraft.runtime.offload`); either way the same batches, so the same outputs. Every finished batch
         is stored here, the cache's one writer."""
-        from noisecraft.core.progress import progress_bar
+        from tqdm.auto import tqdm
 
         tokenizer = self._tokenizer()
         lengths = [len(ids) for ids in tokenizer(texts, add_special_tokens=True)["input_ids"]]
@@ -90,7 +90,7 @@ class Seq2SeqGenerator:
                                   self.max_batch, [stable_key(texts[i]) for i in fits])]
         chunks = [[texts[i] for i in batch] for batch in batches]
         runner = chunk_runner() or run_here
-        with progress_bar(total=len(fits), desc=desc, unit="sent", disable=not progress or not fits, leave=False) as bar:
+        with tqdm(total=len(fits), desc=desc, unit="sent", disable=not progress or not fits, leave=False) as bar:
             for size in gather_chunks(runner, partial(_translate_chunk, self), chunks, batches, store, outputs, desc):
                 bar.update(size)  # counts finished batches (in sentences, for sentences/s)
         return outputs
