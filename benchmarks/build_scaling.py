@@ -25,8 +25,8 @@ peak RSS three ways:
   the processes sharing it, so the sum is the memory the whole tree really holds). Reading ``smaps_rollup`` walks a
   process's page tables: at every 50 ms tick it kept a quarter of a core busy, which a one-process build leaves to
   the idle core but a two-process build takes from its workers (its speed-up measured 1.02-1.19x that way against
-  1.17-1.36x without, interleaved); once a second it costs about 1 %. Workers are forked where that is
-  safe (:mod:`noisecraft.building.workers`), so the tree's PSS is the figure to compare with the machine's memory.
+  1.17-1.36x without, interleaved); once a second it costs about 1 %. The tree's PSS is the figure to compare
+  with the machine's memory.
 
 Seconds are the wall time of the whole command (interpreter start, imports, JSON parse, noise,
 parquet, card); "cli s" is the time the CLI itself prints (from the start of the build command);
@@ -323,16 +323,6 @@ def main() -> None:
         "build_scaling", ("impl", "rows", "fields", "num_proc", "seconds", "cli s", "cpu s", "others", "rows/s", "main MB",
                         "workers MB", "all MB", "tree RSS MB", "tree PSS MB", "shards", "speedup"), table_rows(runs)))
     print("\n" + "\n".join(speedup_summary(runs)))
-    print("\nprevious (issue 22, before one forked pool): 88k rows with contexts at --num-proc 2 peaked at 1,153 MB over "
-          "all processes (618 MB with one process); questions only, --num-proc 2 was 0.83x at 10k rows and 1.43x at 100k"
-          "\nprevious (one forked pool, before streamed sources): 88k rows with contexts at --num-proc 2, tree RSS 995 MB "
-          "(PSS 686); 100k questions, --num-proc 2 1.44x on the idle machine (22.9 s -> 15.9 s)"
-          "\nprevious (last session, idle, before schema without datasets and SQuAD read article by article): 100k "
-          "questions --num-proc 2 1.35x median over 8 pairs (1.11-1.89x); 88k rows with contexts tree RSS 952-964 MB "
-          "(PSS 663-681)"
-          "\nprevious (idle, before the pool without multiprocessing.Pool): 100k questions --num-proc 2 1.40x median over "
-          "12 pairs (1.20-1.71x), a second series 1.38x (1.24-1.53x); 88k rows with contexts tree RSS 777-790 MB (PSS "
-          "515-533), 1.79x and 1.98x")
     for r in runs:
         if "error" in r:
             print(f"\n{r['impl']} {r['rows']:,} rows num_proc {r['num_proc']}: {r['error']}")

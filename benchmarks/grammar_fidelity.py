@@ -85,7 +85,8 @@ def main() -> None:
                          rate=0.15)
         for source, data_file, field, paper in TASKS:
             start = time.perf_counter()
-            [built] = nc.build(source, model, work / "out", data_file=args.corpora / data_file, seed=args.seed,
+            out = work / f"out-{version}-{source.replace('/', '-')}"
+            [built] = nc.build(source, model, out, data_file=args.corpora / data_file, seed=args.seed,
                                fields=[field], progress=False, overwrite=True)
             seconds = time.perf_counter() - start
             data = pq.read_table(built.path).to_pydict()  # read directly: datasets caches a folder's configs by name

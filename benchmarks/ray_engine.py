@@ -155,7 +155,7 @@ def main() -> None:
             record(f"mine wikiedits ({args.files} files, {total_mb:.0f} MB)", f"{engine} x{procs}", f"{seconds:.1f}",
                    f"{total_mb / seconds:.1f} MB/s = {total_mb / seconds / procs:.1f} per core; {same}")
 
-        # 1. the local engine while this process has no thread and no torch: its pool forks, as a CLI run's does
+        # 1. the local engine (its pool spawns its workers), rule-based noise and mining
         if "mining" in jobs:
             miner.mine_file(args.corpora / "mediawiki/pywikibot_article-pear_export-0.3.xml")  # imports, regexes
             bare = timed(lambda: sum(1 for _ in read_dump(dumps[0])))
@@ -168,7 +168,7 @@ def main() -> None:
                 mining("local", procs)
         if "overhead" in jobs:
             overhead(LocalExecutor(args.cpus), "local")
-        # 2. model-based, local: torch is loaded, so the pool spawns (noisecraft.building.workers), as in any model build
+        # 2. model-based, local
         from noisecraft.noise_models.speech_asr import write_domain_lm
 
         from tiny_models import CORPUS_EN, tiny_model

@@ -31,6 +31,8 @@ REPO = Path(__file__).resolve().parents[1]
 CORPORA = Path(os.environ.get("NOISECRAFT_CORPORA", REPO.parent / "shared" / "corpora"))
 sys.path.insert(0, str(REPO / "tests"))
 
+from results_page import publish  # noqa: E402
+
 
 def sentences(count: int) -> list[tuple[str]]:
     """The first ``count`` first sentences of MRPC train."""
@@ -116,31 +118,35 @@ def main() -> None:
     inputs = sentences(args.sentences)
     models = {"tiny BERT (2 layers, hidden 32)": tiny_model("cls-mrpc"),
               "MiniLM-L6 (6 layers, hidden 384)": tiny_model("cls-minilm")}
-    print(f"{len(inputs)} MRPC sentences, CPU, {torch.get_num_threads()} threads, float32\n")
+    setting = f"{len(inputs)} MRPC sentences, CPU, {torch.get_num_threads()} threads, float32"
+    print(setting + "\n")
     if not args.skip_overhead:
-        overhead_table(models, inputs)
+        print(overhead_table(models, inputs, setting) + "\n")
     count = min(len(inputs), args.importance_sentences)
-    print(f"\n| model | importance ({count} sentences) | wall s | inputs/s | speed-up | largest score difference |")
-    print("|---|---|---|---|---|---|")
+    rows = []
     for name, folder in models.items():
         batched_s, batched = importance(folder, inputs[:count], 4096)
         single_s, single = importance(folder, inputs[:count], 1)
         worst = max(abs(a - b) for x, y in zip(batched, single) for a, b in zip(x["scores"], y["scores"]))
-        print(f"| {name} | one input per batch | {single_s:.2f} | {count / single_s:,.1f} | 1.0x | |")
-        print(f"| {name} | batched, budget 4,096 | {batched_s:.2f} | {count / batched_s:,.1f} | "
-              f"{single_s / batched_s:.1f}x | {worst:.1e} |")
+        rows += [(name, "one input per batch", f"{single_s:.2f}", f"{count / single_s:,.1f}", "1.0x", ""),
+                 (name, "batched, budget 4,096", f"{batched_s:.2f}", f"{count / batched_s:,.1f}",
+                  f"{single_s / batched_s:.1f}x", f"{worst:.1e}")]
+    print(publish("runtime_heads_importance", ("model", f"importance ({count} sentences)", "wall s", "inputs/s",
+                                               "speed-up", "largest score difference"), rows, markdown=True,
+                  notes=f"Gradient importance t·∇L of every token, {count} MRPC sentences, CPU."))
 
 
-def overhead_table(models: dict[str, Path], inputs: list[tuple[str]]) -> None:
-    """The runtime's own time per batch, outside the model's forward."""
-    print("| model | token budget | batches | wall s | in forward s | overhead s | overhead per batch ms | "
-          "overhead per input ms |")
-    print("|---|---|---|---|---|---|---|---|")
+def overhead_table(models: dict[str, Path], inputs: list[tuple[str]], setting: str) -> str:
+    """The runtime's own time per batch, outside the model's forward, published."""
+    rows = []
     for name, folder in models.items():
         for budget in (4096, 512):
             batches, total, inside = overhead(folder, inputs, budget)
-            print(f"| {name} | {budget:,} | {batches} | {total:.2f} | {inside:.2f} | {total - inside:.2f} | "
-                  f"{1000 * (total - inside) / batches:.1f} | {1000 * (total - inside) / len(inputs):.2f} |")
+            rows.append((name, f"{budget:,}", batches, f"{total:.2f}", f"{inside:.2f}", f"{total - inside:.2f}",
+                         f"{1000 * (total - inside) / batches:.1f}", f"{1000 * (total - inside) / len(inputs):.2f}"))
+    return publish("runtime_heads", ("model", "token budget", "batches", "wall s", "in forward s", "overhead s",
+                                     "overhead per batch ms", "overhead per input ms"), rows, markdown=True,
+                   notes=f"{setting}. Overhead: the wall time of Head.run outside the model's forward.")
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ by Enchant, as JFLEG releases them (clean: a spell-checker's guess, so some "cor
 
 Run: ``python benchmarks/typing_fidelity.py [M2 FILE ... | --jfleg]`` (default: the shared corpora's W&I+LOCNESS
 files).
-Goal (issue 37): CER, WER and the changed share within 15 % (relative) of the real noisy half; edit-type shares
+Goal: CER, WER and the changed share within 15 % (relative) of the real noisy half; edit-type shares
 within 5 points.
 """
 
@@ -22,6 +22,8 @@ from __future__ import annotations
 import sys
 import tempfile
 from pathlib import Path
+
+from results_page import publish
 
 from noisecraft.core.stats import field_scores, format_table
 from noisecraft.mining.gec_m2 import read_m2
@@ -63,7 +65,8 @@ def profile(pairs: list[tuple[str, str]]) -> dict[str, object]:
             "hits": {b: 100 * h / w if w else 0.0 for b, (w, h) in counts.hit_by_length.items()}}
 
 
-def main(pairs: list[tuple[str, str]]) -> int:
+def main(pairs: list[tuple[str, str]], name: str) -> int:
+    """Fit on the even sentences, sample the odd ones' clean side, publish ``NAME`` (figures) and ``NAME_edits``."""
     fit, held = pairs[0::2], pairs[1::2]
     with tempfile.TemporaryDirectory() as folder:
         tsv = Path(folder) / "fit.tsv"
@@ -73,22 +76,28 @@ def main(pairs: list[tuple[str, str]]) -> int:
         sampled = model.augment([c for c, _ in held], seed=0)
     real, fake, fitted = profile(held), profile(list(zip([c for c, _ in held], sampled))), profile(fit)
     print(f"fitted on {len(fit)} sentences, compared on {len(held)} held-back sentences\n")
-    rows = [(name, f"{real[key]:.3f}", f"{fake[key]:.3f}",
+    rows = [(label, f"{real[key]:.3f}", f"{fake[key]:.3f}",
              f"{100 * (fake[key] - real[key]) / real[key]:+.1f} %" if real[key] else "-", f"{fitted[key]:.3f}")
-            for name, key in (("CER %", "cer"), ("WER %", "wer"), ("texts changed %", "changed"))]
-    print(format_table(("figure", "real noisy half", "typing@1 sample", "relative difference", "(fitted half)"), rows))
+            for label, key in (("CER %", "cer"), ("WER %", "wer"), ("texts changed %", "changed"))]
+    worst = max(abs(fake["mix"][k] - real["mix"][k]) for k in WORD_KINDS + TEXT_KINDS)
+    relative = max(abs(fake[k] - real[k]) / real[k] for k in ("cer", "wer", "changed"))
+    goals = (f"Largest relative difference (CER, WER, changed): {100 * relative:.1f} % (goal: within 15 %); "
+             f"largest edit-share difference: {worst:.1f} points (goal: within 5).")
+    notes = f"Fitted on {len(fit)} sentences, compared on {len(held)} held-back sentences. {goals}"
+    print(publish(name, ("figure", "real noisy half", "typing@1 sample", "relative difference", "(fitted half)"), rows,
+                  notes=notes))
     mix = [(kind, f"{real['mix'][kind]:.1f}", f"{fake['mix'][kind]:.1f}", f"{fake['mix'][kind] - real['mix'][kind]:+.1f}",
             f"{fitted['mix'][kind]:.1f}") for kind in WORD_KINDS + TEXT_KINDS if real["mix"][kind] or fake["mix"][kind]]
-    print("\n" + format_table(("edit kind", "real share %", "sampled share %", "points", "(fitted half)"), mix))
+    print("\n" + publish(f"{name}_edits", ("edit kind", "real share %", "sampled share %", "points", "(fitted half)"),
+                         mix, notes="Share of each edit kind among all edits, real vs sampled held-back half."))
     hits = [(f"length {b}", f"{real['hits'][b]:.2f}", f"{fake['hits'][b]:.2f}", f"{fitted['hits'][b]:.2f}")
             for b in LENGTHS]
     print("\n" + format_table(("words", "real P(hit) %", "sampled P(hit) %", "(fitted half)"), hits))
-    worst = max(abs(fake["mix"][k] - real["mix"][k]) for k in WORD_KINDS + TEXT_KINDS)
-    relative = max(abs(fake[k] - real[k]) / real[k] for k in ("cer", "wer", "changed"))
-    print(f"\nlargest relative difference (CER, WER, changed): {100 * relative:.1f} % (goal: within 15 %); "
-          f"largest edit-share difference: {worst:.1f} points (goal: within 5)")
+    print("\n" + goals)
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(jfleg_pairs() if sys.argv[1:] == ["--jfleg"] else m2_pairs([Path(p) for p in sys.argv[1:]] or DEFAULT)))
+    if sys.argv[1:] == ["--jfleg"]:
+        sys.exit(main(jfleg_pairs(), "typing_fidelity_jfleg"))
+    sys.exit(main(m2_pairs([Path(p) for p in sys.argv[1:]] or DEFAULT), "typing_fidelity"))

@@ -37,6 +37,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from results_page import publish
+
 REPO = Path(__file__).resolve().parents[1]
 CORPORA = Path(os.environ.get("NOISECRAFT_CORPORA", REPO.parent / "shared" / "corpora"))
 
@@ -185,7 +187,7 @@ def evaluate_all(models: dict[str, Path], out: Path, eval_rows: int, seeds: int)
 
     import noisecraft as nc
     from noisecraft.dataset.repo import read_manifest
-    from noisecraft.harness.salad import word_salad_table
+    from noisecraft.harness.salad import word_salad_cells
 
     folder = out / "set"
     start = time.perf_counter()
@@ -204,12 +206,14 @@ def evaluate_all(models: dict[str, Path], out: Path, eval_rows: int, seeds: int)
               f"(model {model.name}); evaluated {len(configs)} configs in {time.perf_counter() - start:.0f} s", flush=True)
         rows += [{**row, "model": "MiniLM-L6 fine-tuned here"} for row in record["word_salad"]]
     print("\nagreement and confidence, % (shuffle: mean ± sd over seeds):")
-    print(word_salad_table(rows, "MiniLM-L6 fine-tuned here"))
-    print("\nshare of the destroyed field's words, % (shuffle: mean over seeds): not at their original position / "
-          "gone from the text")
-    for name, values in words_changed(folder).items():
-        moved, gone = np.mean(values, axis=0)
-        print(f"  {name}: {100 * moved:.1f} / {100 * gone:.1f}")
+    print(publish("word_salad_agreement", *word_salad_cells(rows, "MiniLM-L6 fine-tuned here"), markdown=True,
+                  notes=f"all-MiniLM-L6-v2 fine-tuned here per task; the first {eval_rows} dev rows; shuffle: mean ± "
+                        f"sd over {seeds} seeds; agreement with the clean prediction, %, and mean confidence, %."))
+    changed = [(name, f"{100 * moved:.1f}", f"{100 * gone:.1f}")
+               for name, (moved, gone) in ((n, np.mean(v, axis=0)) for n, v in words_changed(folder).items())]
+    print("\n" + publish("word_salad_words_changed", ("transformation (source)", "words not at their position %",
+                                                      "words gone from the text %"), changed, markdown=True,
+                         notes=f"Share of the destroyed field's words; shuffle: mean over {seeds} seeds."))
 
 
 def main() -> None:

@@ -27,7 +27,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from runtime_heads import CORPORA, importance, overhead  # noqa: E402  (benchmarks/ is not a package)
+from results_page import publish  # noqa: E402  (benchmarks/ is not a package)
+from runtime_heads import CORPORA, importance, overhead  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
@@ -44,14 +45,13 @@ def pairs(count: int) -> list[tuple[str, str]]:
     return found
 
 
-def transformations(folder: Path, inputs: list[tuple[str, str]], device: str) -> None:
-    """Rows per second of each transformation once the importance scores are in the cache."""
+def transformations(folder: Path, inputs: list[tuple[str, str]], device: str, suffix: str) -> str:
+    """Rows per second of each transformation once the importance scores are in the cache, published."""
     import noisecraft as nc
     from noisecraft.noise_models.base import PairText
 
-    print("\n| transformation (scores cached) | rows | wall s | rows/s | model calls |")
-    print("|---|---|---|---|---|")
     rows = [PairText(a, b, 0) for a, b in inputs]
+    table = []
     for name in ("drop", "repeat", "replace", "copyone"):
         model = nc.noise(name, model=str(folder), device=device)
         texts = inputs if name == "copyone" else rows
@@ -62,8 +62,40 @@ def transformations(folder: Path, inputs: list[tuple[str, str]], device: str) ->
         for seed in range(1, 4):  # three new seeds: the cost of re-drawing a set
             model(texts, seed=seed)
         wall = time.perf_counter() - start
-        print(f"| {name} | {3 * len(texts)} | {wall:.2f} | {3 * len(texts) / wall:,.0f} | "
-              f"{model.runtime().computed - before} |")
+        table.append((name, 3 * len(texts), f"{wall:.2f}", f"{3 * len(texts) / wall:,.0f}",
+                      model.runtime().computed - before))
+    return publish(f"word_salad_transformations{suffix}", ("transformation (scores cached)", "rows", "wall s",
+                                                           "rows/s", "model calls"), table, markdown=True,
+                   notes="Three new seeds over the same MRPC dev pairs on the tiny BERT, scores cached: what "
+                         "re-drawing a set costs.")
+
+
+def importance_table(models: dict[str, Path], inputs: list, budget: int, device: str, dtype: str, setting: str,
+                     suffix: str) -> str:
+    """Gradient importance batched vs one pair per batch, published."""
+    rows = []
+    for name, folder in models.items():
+        batched_s, batched = importance(folder, inputs, budget, device, dtype)
+        single_s, single = importance(folder, inputs, 1, device, dtype)
+        worst = max(abs(a - b) for x, y in zip(batched, single) for a, b in zip(x["scores"], y["scores"]))
+        rows += [(name, "one pair per batch", f"{single_s:.2f}", f"{len(inputs) / single_s:,.1f}", "1.0x", ""),
+                 (name, f"batched, budget {budget:,}", f"{batched_s:.2f}", f"{len(inputs) / batched_s:,.1f}",
+                  f"{single_s / batched_s:.1f}x", f"{worst:.1e}")]
+    return publish(f"word_salad_importance{suffix}", ("model", "importance", "wall s", "pairs/s", "speed-up",
+                                                      "largest score difference"), rows, markdown=True, notes=setting)
+
+
+def overhead_table(models: dict[str, Path], inputs: list, budget: int, device: str, dtype: str, setting: str,
+                   suffix: str) -> str:
+    """The runtime's own time per batch on the pairs, published."""
+    rows = []
+    for name, folder in models.items():
+        batches, total, inside = overhead(folder, inputs, budget, device, dtype)
+        rows.append((name, f"{budget:,}", batches, f"{total:.2f}", f"{inside:.2f}",
+                     f"{1000 * (total - inside) / batches:.1f}", f"{1000 * (total - inside) / len(inputs):.2f}"))
+    return publish(f"word_salad_importance_overhead{suffix}", (
+        "model (class probabilities)", "token budget", "batches", "wall s", "in forward s", "overhead per batch ms",
+        "overhead per pair ms"), rows, markdown=True, notes=setting + "; overhead: Head.run outside the forward.")
 
 
 def main() -> None:
@@ -87,29 +119,17 @@ def main() -> None:
     atexit.register(shutil.rmtree, os.environ["NOISECRAFT_CACHE"], ignore_errors=True)
     kind = "cuda" if args.device.startswith("cuda") else "cpu"
     dtype = "auto" if kind == "cuda" else "float32"
+    suffix = "_cuda" if kind == "cuda" else ""
     budget = DEFAULT_TOKEN_BUDGET[kind]
     inputs = pairs(args.pairs)
     models = {"tiny BERT (2 layers, hidden 32)": tiny_model("cls-mrpc"),
               "MiniLM-L6 (6 layers, hidden 384)": tiny_model("cls-minilm")}
     where = torch.cuda.get_device_name() if kind == "cuda" else f"CPU, {torch.get_num_threads()} threads"
-    print(f"{len(inputs)} MRPC dev pairs, {where}, dtype {dtype}\n")
-    print("| model | importance | wall s | pairs/s | speed-up | largest score difference |")
-    print("|---|---|---|---|---|---|")
-    for name, folder in models.items():
-        batched_s, batched = importance(folder, inputs, budget, args.device, dtype)
-        single_s, single = importance(folder, inputs, 1, args.device, dtype)
-        worst = max(abs(a - b) for x, y in zip(batched, single) for a, b in zip(x["scores"], y["scores"]))
-        print(f"| {name} | one pair per batch | {single_s:.2f} | {len(inputs) / single_s:,.1f} | 1.0x | |")
-        print(f"| {name} | batched, budget {budget:,} | {batched_s:.2f} | {len(inputs) / batched_s:,.1f} | "
-              f"{single_s / batched_s:.1f}x | {worst:.1e} |")
-    print("\n| model (class probabilities, as runtime_heads.py) | token budget | batches | wall s | in forward s | "
-          "overhead per batch ms | overhead per pair ms |")
-    print("|---|---|---|---|---|---|---|")
-    for name, folder in models.items():
-        batches, total, inside = overhead(folder, inputs, budget, args.device, dtype)
-        print(f"| {name} | {budget:,} | {batches} | {total:.2f} | {inside:.2f} | "
-              f"{1000 * (total - inside) / batches:.1f} | {1000 * (total - inside) / len(inputs):.2f} |")
-    transformations(models["tiny BERT (2 layers, hidden 32)"], inputs, args.device)
+    setting = f"{len(inputs)} MRPC dev pairs, {where}, dtype {dtype}"
+    print(setting + "\n")
+    print(importance_table(models, inputs, budget, args.device, dtype, setting, suffix) + "\n")
+    print(overhead_table(models, inputs, budget, args.device, dtype, setting, suffix) + "\n")
+    print(transformations(models["tiny BERT (2 layers, hidden 32)"], inputs, args.device, suffix))
 
 
 if __name__ == "__main__":

@@ -126,6 +126,11 @@ def _cell(spread: dict[str, Any]) -> str:
 
 def word_salad_table(rows: Sequence[dict[str, Any]], model: str, markdown: bool = True) -> str:
     """The paper's layout for one model: a row per transformation, agreement and confidence per task (%)."""
+    return format_table(*word_salad_cells(rows, model), markdown=markdown)
+
+
+def word_salad_cells(rows: Sequence[dict[str, Any]], model: str) -> tuple[list[str], list[list[str]]]:
+    """:func:`word_salad_table`'s header and cells."""
     mine = [r for r in rows if r["model"] == model]
     tasks = list(dict.fromkeys(r["task"] for r in mine))
     # a transformation applied to different fields of one task gets a row per field set
@@ -156,4 +161,4 @@ def word_salad_table(rows: Sequence[dict[str, Any]], model: str, markdown: bool 
             against = "" if r["agreement_with"] == "original prediction" else f" (vs {r['agreement_with'].split()[-1]})"
             line += [_cell(r["agreement"]) + against, _cell(r["confidence"])]
         table.append(line)
-    return format_table(header, table, markdown=markdown)
+    return header, table

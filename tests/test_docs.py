@@ -23,14 +23,9 @@ import pytest
 from test_readme import Block, _bash, _python, code_blocks
 
 from conftest import REPO_ROOT
-from tiny_models import tiny_model
 
 DOCS = REPO_ROOT / "docs"
 SKIP_MARK = "# not run by tests/test_docs.py:"
-#: The model folders the docs' blocks name, run on tiny random stand-ins from tests/tiny_models.py (the docs show
-#: code paths; the README's examples run on the real example models `noisecraft setup example-models` makes).
-STAND_INS = {"models/opus-mt-en-de": "marian-en-de", "models/opus-mt-de-en": "marian-de-en",
-             "models/squad-model": "qa-bert", "models/mrpc-model": "cls-mrpc", "models/causal-lm": "causal-lm"}
 
 
 def _require_mkdocs() -> None:
@@ -151,10 +146,6 @@ def test_docs_block_runs_as_printed(page_block: tuple[str, Block], workdir: Path
     reason = _skip_reason(block)
     if reason:
         pytest.skip(f"docs/{page}:{block.line}: {reason}")
-    for folder, name in STAND_INS.items():
-        if folder in block.code and not (workdir / folder).exists():
-            (workdir / folder).parent.mkdir(parents=True, exist_ok=True)
-            (workdir / folder).symlink_to(tiny_model(name), target_is_directory=True)
     try:
         (_python if block.language == "python" else _bash)(block, workdir)
     except AssertionError as error:
