@@ -108,7 +108,7 @@ TOKENIZERS = {"minilm-encoder": "bert-base-uncased WordPiece", "tok-gpt2-bpe": "
 
 def typing_rows(name: str, rows: list[dict]) -> list[list[str]]:
     """The published typing table's rows for one tokenizer: the typo models together (with the paper's Table 3a
-    beside MiniLM's WordPiece), then each noise kind."""
+    beside MiniLM's WordPiece), then each config."""
     from noisecraft.harness.probe.corruption import TYPES
     from noisecraft.harness.probe.typing_table import type_shares
 
@@ -117,9 +117,8 @@ def typing_rows(name: str, rows: list[dict]) -> list[list[str]]:
     table = [[TOKENIZERS[name], f"typos ({typo['pairs']})",
               *(f"{typo['shares'][t]:.3f}" + (f" (paper {paper[t]:.2f})" if t in paper else "") for t in TYPES)]]
     for config in sorted({r["config"] for r in rows}):
-        for kind, entry in type_shares([r for r in rows if r["config"] == config]).items():
-            if kind != "all":
-                table.append(["", f"{config}: {kind} ({entry['pairs']})", *(f"{entry['shares'][t]:.3f}" for t in TYPES)])
+        entry = type_shares([r for r in rows if r["config"] == config])["all"]
+        table.append(["", f"{config} ({entry['pairs']})", *(f"{entry['shares'][t]:.3f}" for t in TYPES)])
     return table
 
 
@@ -181,7 +180,7 @@ def main() -> None:
         table += typing_rows(name, rows)
         batched, per_word = time_typing(segmenter, pairs, args.pairs)
         speed.append([TOKENIZERS[name], args.pairs, f"{batched:.3f}", f"{per_word:.3f}", f"{per_word / batched:.1f}x"])
-    print(publish("coles_probe", ("tokenizer", "noise (pairs)", *TYPES), table,
+    print(publish("coles_probe", ("tokenizer", "noise or config (pairs)", *TYPES), table,
                   notes=f"{len(pairs):,} word pairs of the CoLeS set built from scripts/recipes/coles.toml; "
                         "shares of each corruption type among the changed pairs."))
     print("\n" + publish("coles_probe_speed", ("tokenizer", "pairs", "batched s", "one call per word s", "speed-up"),

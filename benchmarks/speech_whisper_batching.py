@@ -59,10 +59,12 @@ def main() -> None:
     data = json.loads((args.corpora / "xquad.en.json").read_text(encoding="utf-8"))
     questions = [q["question"] for a in data["data"] for p in a["paragraphs"] for q in p["qas"]][: args.sample]
     with tempfile.TemporaryDirectory() as scratch:
-        os.environ["NOISECRAFT_CACHE"] = scratch
         checkpoint = str(random_whisper(Path(scratch) / f"whisper-{args.size}.pt", args.size))
         rows, outputs = [], []
         for batch in (1, args.batch):
+            # a cache of its own per run: the transcripts do not depend on the batch, so a shared cache would serve
+            # the second run without decoding anything
+            os.environ["NOISECRAFT_CACHE"] = str(Path(scratch) / f"cache-batch-{batch}")
             model = SpeechInterfaceNoise(tts="espeak", asr="whisper", asr_model=checkpoint, batch_size=batch,
                                          device=args.device)
             model.runtime().audio(questions)  # synthesised once (cached), not timed
