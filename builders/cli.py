@@ -225,7 +225,8 @@ LISTINGS = (
      "List the built-in keyboard layouts and their languages."),
     ("noises", "list every noise model with its version, capabilities and parameters",
      "List every noise model (name@version), what it can take and keep, and its declared parameters with type, "
-     "default and help. Use them as --noise 'NAME(key=value, ...)'."),
+     "default and help, the built-in ones and those installed packages declare in the entry-point group "
+     "noisecraft.noise_models. Use them as --noise 'NAME(key=value, ...)'."),
 )
 
 
@@ -378,12 +379,19 @@ def cmd_recipes(args: argparse.Namespace) -> int:
 
 
 def cmd_noises(args: argparse.Namespace) -> int:
-    from noisecraft.noise_models.catalogue import LATEST, entries
+    from noisecraft.noise_models.catalogue import LATEST, describe, entries, plugin_points
 
-    for noise_id, entry in entries().items():
+    plugins: dict[str, str] = {}
+    if plugin_points():  # only then the registry (and the plugins) are imported
+        from noisecraft.noise_models.registry import load_plugins, model_class
+
+        plugins = load_plugins()
+    listed = {**entries(), **{noise_id: describe(model_class(noise_id)) for noise_id in plugins}}
+    for noise_id, entry in listed.items():
         name, _, version = noise_id.partition("@")
         older = "" if LATEST[name] == int(version) else " (older version, still buildable)"
-        print(f"{noise_id}{older}: {entry['summary']}")
+        origin = f" (plugin from {plugins[noise_id]})" if noise_id in plugins else ""
+        print(f"{noise_id}{origin}{older}: {entry['summary']}")
         print(f"  input {entry['input']}; edits {entry['edit_log']}; "
               f"{'protects' if entry['protects_spans'] else 'cannot protect'} labelled spans"
               f"{'; deterministic' if entry['deterministic'] else ''}")

@@ -33,7 +33,7 @@ from noisecraft.dataset.repo import DatasetRepo, check_name, valid_config_name
 from noisecraft.errors import ConfigError, InputError
 from noisecraft.noise_models.base import NoiseModel
 from noisecraft.noise_models.record import text_problem
-from noisecraft.noise_models.registry import format_noise, parse_noise
+from noisecraft.noise_models.registry import format_noise, outside_packages, parse_noise
 from noisecraft.runtime.loading import file_sha256, folder_digest
 from noisecraft.runtime.offload import running_chunks_with
 from noisecraft.sources.base import SourceData, row_batches
@@ -457,6 +457,8 @@ def describe_config(repo: DatasetRepo, plan: ConfigPlan, written: WrittenConfig)
         file["path"] = location[0]  # under the data root the card's DATA names
     origin = f"{file['name']} (sha256 {file['sha256'][:16]}...)" if file else plan.data.origin  # no local paths in cards
     provenance = model.provenance()
+    if outside := outside_packages(model):
+        provenance = {**provenance, "defined_by": outside}
     return {
         "spec": plan.spec,
         "origin": origin,

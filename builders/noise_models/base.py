@@ -248,9 +248,16 @@ class NoiseModel:
 
     # --- behaviour -----------------------------------------------------------------------------
 
+    @classmethod
+    def headline(cls) -> str:
+        """The first paragraph of the class docstring, on one line (what ``noisecraft noises`` prints)."""
+        return " ".join((cls.__doc__ or "").strip().split("\n\n")[0].split())
+
     def describe(self) -> str:
-        """One paragraph for the dataset card: what the noise does with these parameters."""
-        raise NotImplementedError
+        """One paragraph for the dataset card: what the noise does with these parameters. This default (the
+        headline and the parameters' values) serves a model defined outside noisecraft; the built-in ones say more."""
+        values = ", ".join(f"{spec.name}={getattr(self, spec.name)!r}" for spec in self.param_specs())
+        return f"{self.headline()} Parameters: {values}." if values else self.headline()
 
     def provenance(self) -> dict[str, Any]:
         """What besides the parameters decided the output, for the card and manifest: resolved model

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from functools import cache
+from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 from typing import Any
 
@@ -62,13 +63,22 @@ MODELS: dict[tuple[str, int], tuple[str, str]] = {
 LATEST: dict[str, int] = {name: max(v for n, v in MODELS if n == name) for name, _ in sorted(MODELS)}
 
 CATALOGUE = Path(__file__).with_name("catalogue.json")
+#: The entry-point group in which an installed package declares its noise models, so that the CLI, recipes and
+#: ``nc.noise`` know them by name: ``[project.entry-points."noisecraft.noise_models"]`` (see
+#: :func:`noisecraft.noise_models.registry.load_plugins`).
+PLUGIN_GROUP = "noisecraft.noise_models"
+
+
+def plugin_points() -> tuple[EntryPoint, ...]:
+    """The entry points installed noise model plugins declare; reading them imports no plugin."""
+    return tuple(entry_points(group=PLUGIN_GROUP))
 
 
 def describe(cls: Any) -> dict[str, Any]:
     """What ``noisecraft noises`` prints of one model class (its catalogue entry)."""
     caps = cls.capabilities
     return {
-        "summary": " ".join((cls.__doc__ or "").strip().split("\n\n")[0].split()),
+        "summary": cls.headline(),
         "input": caps.input, "edit_log": caps.edit_log, "protects_spans": caps.protects_spans,
         "deterministic": caps.deterministic,
         "params": [{"name": s.name, "type": s.type_text(), "default": repr(s.default), "help": s.help}

@@ -10,16 +10,19 @@ from __future__ import annotations
 import importlib
 import re
 from collections.abc import Callable, Mapping
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 from noisecraft.errors import ConfigError
 from noisecraft.noise_models.base import NoiseModel
-from noisecraft.noise_models.catalogue import LATEST, MODELS
+from noisecraft.noise_models.catalogue import LATEST, MODELS, plugin_points
 from noisecraft.noise_models.chain import NoiseChain
 
 #: Classes registered by :func:`register_noise` (defined outside noisecraft), by ``(name, version)``.
 _REGISTERED: dict[tuple[str, int], type[NoiseModel]] = {}
+#: The names noisecraft itself ships.
+BUILT_IN = frozenset(name for name, _ in MODELS)
 
 
 def _load(name: str, version: int) -> type[NoiseModel]:
@@ -43,6 +46,42 @@ def register_noise(cls: type[NoiseModel]) -> type[NoiseModel]:
     return cls
 
 
+@cache
+def load_plugins() -> dict[str, str]:
+    """Register every noise model installed packages declare in the plugin group (once per process);
+    ``name@version`` -> the distribution that provides it. A plugin may not take a built-in name: a plain
+    ``keyboard`` must mean noisecraft's own model in every process, whether plugins were loaded or not."""
+    found: dict[str, str] = {}
+    for point in plugin_points():
+        where = f"noise model plugin {point.name} = {point.value}" + (f" (package {point.dist.name})" if point.dist else "")
+        try:
+            cls = point.load()
+        except Exception as exc:  # any import error of a third-party module: name the plugin, not a traceback
+            raise ConfigError(f"{where} cannot be loaded: {type(exc).__name__}: {exc}") from exc
+        if not (isinstance(cls, type) and issubclass(cls, NoiseModel)):
+            raise ConfigError(f"{where} is not a NoiseModel class")
+        if cls.name in BUILT_IN:
+            raise ConfigError(f"{where} takes the built-in name {cls.name!r}; give it a name of its own")
+        register_noise(cls)
+        found[f"{cls.name}@{cls.version}"] = point.dist.name if point.dist else point.value
+    return found
+
+
+def outside_packages(model: NoiseModel) -> dict[str, str]:
+    """``name@version`` -> ``"package version"`` for each step of ``model`` defined outside noisecraft, so that a
+    card says what to install to regenerate it (a module no installed distribution provides: its module name)."""
+    from importlib.metadata import packages_distributions, version
+
+    found: dict[str, str] = {}
+    for step in model.steps():
+        module = type(step).__module__
+        if module == "noisecraft" or module.startswith("noisecraft."):
+            continue
+        dists = packages_distributions().get(module.partition(".")[0], [])
+        found[f"{step.name}@{step.version}"] = f"{dists[0]} {version(dists[0])}" if dists else f"module {module}"
+    return found
+
+
 def __getattr__(attribute: str) -> Any:
     """``VERSIONS`` (every buildable ``(name, version)`` -> class) and ``NOISE_MODELS`` (name -> newest
     class): computed on access, because they import every model (see :mod:`.catalogue`)."""
@@ -56,6 +95,8 @@ def __getattr__(attribute: str) -> Any:
 def model_class(name: str) -> type[NoiseModel]:
     """The class of ``name`` or ``name@version`` (which must exist)."""
     base, _, version = name.strip().partition("@")
+    if base not in LATEST:
+        load_plugins()
     if base not in LATEST:
         raise ConfigError(f"unknown noise {name!r}; available: {', '.join(sorted(LATEST))}")
     if not version:
