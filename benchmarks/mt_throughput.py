@@ -95,9 +95,10 @@ def main() -> None:
     model = load_pretrained(AutoModelForSeq2SeqLM, ref, placement)
     model.generation_config.min_new_tokens = args.new_tokens  # random weights: force the output length
     tokens = [len(ids) for ids in tokenizer(questions)["input_ids"]]
-    print(f"{len(questions)} questions, {sum(tokens) / len(tokens):.1f} source tokens on average; device "
-          f"{placement.device}, {placement.dtype}; beams {args.num_beams}; {args.new_tokens} tokens out; torch threads "
-          f"{torch.get_num_threads()}")
+    setting = (f"{len(questions)} questions, {sum(tokens) / len(tokens):.1f} source tokens on average; device "
+               f"{placement.device}, {placement.dtype}; beams {args.num_beams}; {args.new_tokens} tokens out; torch "
+               f"threads {torch.get_num_threads()}")
+    print(setting)
 
     def sync() -> None:
         if placement.kind == "cuda":
@@ -136,7 +137,9 @@ def main() -> None:
          f"{loop_round_trip / batched:.1f}x"],
         ["rebuild from the cache (one direction)", f"{cached / len(questions):.5f}", f"{cached:.2f}", "-"],
     ]
-    print(publish("mt_throughput", ["path", "s per generation", "s per round trip of XQuAD-en", "speed-up"], rows))
+    print(publish("mt_throughput", ["path", "s per generation", "s per round trip of XQuAD-en", "speed-up"], rows,
+                  notes=f"A model of opus-mt-en-de's size and shape with random weights, every output forced to "
+                        f"{args.new_tokens} tokens; {setting}."))
 
 
 if __name__ == "__main__":
