@@ -205,10 +205,13 @@ def main() -> None:
         if "asr" in jobs:
             demo(asr_label, asr, "ray")
         ray.shutdown()
-    print(f"{args.cpus} CPUs; Ray local cluster start-up {start_ray:.1f} s (not counted below); load average "
-          f"{load_start:.1f} at the start, {os.getloadavg()[0]:.1f} at the end\n")
+    setting = (f"{args.cpus} CPUs; Ray local cluster start-up {start_ray:.1f} s (not counted below); load average "
+               f"{load_start:.1f} at the start, {os.getloadavg()[0]:.1f} at the end")
+    print(setting + "\n")
     print(publish("ray_engine", ("job", "engine", "seconds", "throughput"),
-                       [(job, engine, *values) for (job, engine), values in results.items()]))
+                  [(job, engine, *values) for (job, engine), values in results.items()],
+                  notes=f"{setting}. Each local run starts its pool (spawned workers that import the package), as a "
+                        "build does; each Ray run follows an untimed warm-up, as in a long cluster session."))
 
 
 if __name__ == "__main__":
