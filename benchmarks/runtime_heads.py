@@ -121,32 +121,44 @@ def main() -> None:
     setting = f"{len(inputs)} MRPC sentences, CPU, {torch.get_num_threads()} threads, float32"
     print(setting + "\n")
     if not args.skip_overhead:
-        print(overhead_table(models, inputs, setting) + "\n")
+        print(publish("runtime_heads", OVERHEAD_HEADER, overhead_rows(models, inputs, (4096, 512)), markdown=True,
+                      notes=f"{setting}. Overhead: the wall time of Head.run outside the model's forward.") + "\n")
     count = min(len(inputs), args.importance_sentences)
-    rows = []
+    print(publish("runtime_heads_importance", IMPORTANCE_HEADER, importance_rows(models, inputs[:count], 4096),
+                  markdown=True, notes=f"Gradient importance t·∇L of every token, {count} MRPC sentences, CPU."))
+
+
+#: The columns of :func:`importance_rows` and :func:`overhead_rows`, which benchmarks/word_salad_importance.py shares.
+IMPORTANCE_HEADER = ("model", "importance", "wall s", "inputs/s", "speed-up", "largest score difference")
+OVERHEAD_HEADER = ("model", "token budget", "batches", "wall s", "in forward s", "overhead s", "overhead per batch ms",
+                   "overhead per input ms")
+
+
+def importance_rows(models: dict[str, Path], inputs: list[tuple[str, ...]], budget: int, device: str = "cpu",
+                    dtype: str = "float32") -> list[tuple]:
+    """Per model, gradient importance one input per batch, then batched under ``budget``, with the largest
+    difference between their scores (they must agree up to float rounding)."""
+    rows: list[tuple] = []
     for name, folder in models.items():
-        batched_s, batched = importance(folder, inputs[:count], 4096)
-        single_s, single = importance(folder, inputs[:count], 1)
+        batched_s, batched = importance(folder, inputs, budget, device, dtype)
+        single_s, single = importance(folder, inputs, 1, device, dtype)
         worst = max(abs(a - b) for x, y in zip(batched, single) for a, b in zip(x["scores"], y["scores"]))
-        rows += [(name, "one input per batch", f"{single_s:.2f}", f"{count / single_s:,.1f}", "1.0x", ""),
-                 (name, "batched, budget 4,096", f"{batched_s:.2f}", f"{count / batched_s:,.1f}",
+        rows += [(name, "one input per batch", f"{single_s:.2f}", f"{len(inputs) / single_s:,.1f}", "1.0x", ""),
+                 (name, f"batched, budget {budget:,}", f"{batched_s:.2f}", f"{len(inputs) / batched_s:,.1f}",
                   f"{single_s / batched_s:.1f}x", f"{worst:.1e}")]
-    print(publish("runtime_heads_importance", ("model", f"importance ({count} sentences)", "wall s", "inputs/s",
-                                               "speed-up", "largest score difference"), rows, markdown=True,
-                  notes=f"Gradient importance t·∇L of every token, {count} MRPC sentences, CPU."))
+    return rows
 
 
-def overhead_table(models: dict[str, Path], inputs: list[tuple[str]], setting: str) -> str:
-    """The runtime's own time per batch, outside the model's forward, published."""
-    rows = []
+def overhead_rows(models: dict[str, Path], inputs: list[tuple[str, ...]], budgets: tuple[int, ...],
+                  device: str = "cpu", dtype: str = "float32") -> list[tuple]:
+    """Per model and token budget, the runtime's own time (``Head.run`` outside the model's forward)."""
+    rows: list[tuple] = []
     for name, folder in models.items():
-        for budget in (4096, 512):
-            batches, total, inside = overhead(folder, inputs, budget)
+        for budget in budgets:
+            batches, total, inside = overhead(folder, inputs, budget, device, dtype)
             rows.append((name, f"{budget:,}", batches, f"{total:.2f}", f"{inside:.2f}", f"{total - inside:.2f}",
                          f"{1000 * (total - inside) / batches:.1f}", f"{1000 * (total - inside) / len(inputs):.2f}"))
-    return publish("runtime_heads", ("model", "token budget", "batches", "wall s", "in forward s", "overhead s",
-                                     "overhead per batch ms", "overhead per input ms"), rows, markdown=True,
-                   notes=f"{setting}. Overhead: the wall time of Head.run outside the model's forward.")
+    return rows
 
 
 if __name__ == "__main__":

