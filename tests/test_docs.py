@@ -129,6 +129,9 @@ def test_recipes_layouts_and_results_are_generated(site: Path) -> None:
         assert data.stem in (DOCS / "results.md").read_text(encoding="utf-8"), f"{data.name} is not shown"
         machine = json.loads(data.read_text(encoding="utf-8"))["machine"]
         assert machine and machine in results
+    pages = "".join(path.read_text(encoding="utf-8") for path in [*DOCS.rglob("*.md"), DOCS.parent / "README.md"])
+    for figure in sorted((DOCS / "results" / "figures").glob("*.png")):
+        assert f"results/figures/{figure.name}" in pages, f"{figure.name} is shipped but no page shows it"
 
 
 @pytest.fixture(scope="module")
