@@ -160,6 +160,20 @@ def test_closing_the_pool_under_a_running_map_raises_instead_of_hanging():
     pool.close()
 
 
+def test_closing_after_a_map_stopped_early_raises_nothing_in_the_pools_thread(monkeypatch):
+    # a map stopped early cancels its pending items; the pool's manager thread must not then try to fail them as the
+    # workers are stopped (Python 3.11 printed an InvalidStateError from that thread: it did so on every try here)
+    raised: list[BaseException | None] = []
+    monkeypatch.setattr(threading, "excepthook", lambda args: raised.append(args.exc_value))
+    for _ in range(3):
+        pool = LocalExecutor(2)
+        results = pool.imap(time.sleep, [0.3] * 20, in_flight=12)
+        next(results)
+        results.close()
+        pool.close()
+    assert raised == []
+
+
 def test_in_flight_below_one_is_an_error_not_an_empty_map():
     from noisecraft.building.executors import RayExecutor
 

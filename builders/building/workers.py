@@ -161,9 +161,15 @@ class LocalExecutor:
 
     def close(self) -> None:
         """Stop the workers now (an item still running is abandoned: nothing will read its result) and wait until
-        the pool's threads and processes have ended."""
+        the pool's threads and processes have ended. The pool is shut down with its pending items cancelled before
+        its workers are stopped, so that its manager thread has dropped them when it sees the workers end: Python
+        3.11 would otherwise try to fail a future already cancelled, and print an ``InvalidStateError`` from that
+        thread (cpython gh-107219, fixed in 3.12)."""
         pool, self._pool = self._pool, None
         if pool is not None:
-            for process in _processes(pool):
+            processes, manager = _processes(pool), pool._executor_manager_thread  # type: ignore[attr-defined]
+            pool.shutdown(wait=False, cancel_futures=True)
+            for process in processes:
                 process.terminate()
-            pool.shutdown(wait=True)
+            if manager is not None:
+                manager.join()
