@@ -14,6 +14,13 @@ from hypothesis import settings
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["HF_DATASETS_OFFLINE"] = "1"
 os.environ.setdefault("HF_DATASETS_DISABLE_PROGRESS_BARS", "1")
+# pytest-xdist runs a worker per core (up to 4): each worker, and every process it starts (the CLI, build workers, Ray
+# actors), gets its share of the cores for torch's and BLAS's thread pools. Without a share, each of them spins
+# cores-many threads, and on 2 cores the model tests ran 3-6x slower than alone.
+if "PYTEST_XDIST_WORKER_COUNT" in os.environ:
+    _share = str(max(1, (os.cpu_count() or 1) // int(os.environ["PYTEST_XDIST_WORKER_COUNT"])))
+    for _pool in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+        os.environ.setdefault(_pool, _share)
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
