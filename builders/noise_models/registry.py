@@ -72,12 +72,12 @@ def outside_packages(model: NoiseModel) -> dict[str, str]:
     card says what to install to regenerate it (a module no installed distribution provides: its module name)."""
     from importlib.metadata import packages_distributions, version
 
+    outside = [step for step in model.steps() if type(step).__module__.partition(".")[0] != "noisecraft"]
+    owners = packages_distributions() if outside else {}  # reads every installed distribution's file list
     found: dict[str, str] = {}
-    for step in model.steps():
+    for step in outside:
         module = type(step).__module__
-        if module == "noisecraft" or module.startswith("noisecraft."):
-            continue
-        dists = packages_distributions().get(module.partition(".")[0], [])
+        dists = owners.get(module.partition(".")[0], [])
         found[f"{step.name}@{step.version}"] = f"{dists[0]} {version(dists[0])}" if dists else f"module {module}"
     return found
 
