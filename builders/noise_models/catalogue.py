@@ -69,8 +69,10 @@ CATALOGUE = Path(__file__).with_name("catalogue.json")
 PLUGIN_GROUP = "noisecraft.noise_models"
 
 
+@cache
 def plugin_points() -> tuple[EntryPoint, ...]:
-    """The entry points installed noise model plugins declare; reading them imports no plugin."""
+    """The entry points installed noise model plugins declare (read once per process: ``noisecraft noises`` and
+    :func:`~noisecraft.noise_models.registry.load_plugins` both ask); reading them imports no plugin."""
     return tuple(entry_points(group=PLUGIN_GROUP))
 
 
